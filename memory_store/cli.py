@@ -1,0 +1,281 @@
+"""The command line: argparse in, one envelope out. The only code that prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from . import __version__, policy
+from .errors import MemoryStoreError
+from .render import dumps, envelope
+from .store import MemoryStore
+
+ENV_DEBUG = "MEMORY_STORE_DEBUG"
+
+
+class _ArgumentError(Exception):
+    def __init__(self, message: str, command: str | None):
+        super().__init__(message)
+        self.command = command
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of printing usage and exiting."""
+
+    command_name: str | None = None
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise _ArgumentError(message, self.command_name)
+
+
+def _max_chars(text: str) -> int:
+    lo, hi = policy.CONTEXT_MAX_CHARS_MIN, policy.CONTEXT_MAX_CHARS_MAX
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer from {lo} to {hi}") from None
+    if not lo <= value <= hi:
+        raise argparse.ArgumentTypeError(f"must be an integer from {lo} to {hi}")
+    return value
+
+
+def _scope(text: str) -> str:
+    if text not in policy.SCOPES:
+        raise argparse.ArgumentTypeError(f"must be one of: {', '.join(policy.SCOPES)}")
+    return text
+
+
+def _nonempty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+_CONFIRM = (("--confirm",), {"action": "store_true", "help": "the user has explicitly agreed"})
+
+# name -> (help, [(flags, kwargs)]). The CLI reference in references/cli.md is
+# checked against this table and the parser built from it.
+COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
+    "status": ("Report whether memory exists, consent, counts against caps, undo history.", []),
+    "enable": ("Record the user's explicit consent and create the store.", [_CONFIRM]),
+    "pause": ("Stop apply and context until resume; nothing is deleted.", []),
+    "resume": ("Lift a pause.", []),
+    "apply": (
+        "Record one delta or a batch {\"deltas\": [...]} in one undoable operation.",
+        [
+            (("--json",), {"metavar": "TEXT", "help": "the delta or batch as JSON text"}),
+            (("--file",), {"metavar": "PATH", "help": "read the delta or batch from a file"}),
+            (("--dry-run",), {"action": "store_true", "help": "validate and report, write nothing"}),
+        ],
+    ),
+    "undo": (
+        "Revert the latest operation, or the one named.",
+        [(("--op-id",), {"metavar": "ID", "help": "the operation to revert (see log)"})],
+    ),
+    "log": ("List the undoable operations, newest first.", []),
+    "show": (
+        "Show everything stored, optionally for one subject or scope.",
+        [
+            (("--subject-id",), {"metavar": "S", "help": "only this subject"}),
+            (("--scope",), {"type": _scope, "metavar": "K", "help": "only this scope"}),
+        ],
+    ),
+    "context": (
+        "Recall what matters for one subject, within a character budget.",
+        [
+            (("--subject-id",), {"metavar": "S", "help": "the person being discussed"}),
+            (
+                ("--max-chars",),
+                {
+                    "type": _max_chars,
+                    "default": policy.CONTEXT_MAX_CHARS_DEFAULT,
+                    "metavar": "N",
+                    "help": f"budget for the memories, {policy.CONTEXT_MAX_CHARS_MIN}-"
+                    f"{policy.CONTEXT_MAX_CHARS_MAX} (default {policy.CONTEXT_MAX_CHARS_DEFAULT})",
+                },
+            ),
+        ],
+    ),
+    "forget": (
+        "Delete one memory and every operation that mentions it, physically.",
+        [(("memory_id",), {"metavar": "MEMORY_ID", "type": _nonempty}), _CONFIRM],
+    ),
+    "forget-object": (
+        "Delete every memory about one subject and the operations that mention it, physically.",
+        [(("subject_id",), {"metavar": "SUBJECT", "type": _nonempty}), _CONFIRM],
+    ),
+    "revoke": (
+        "Withdraw consent (data kept, paused); with --delete, erase the store and its files.",
+        [
+            (("--delete",), {"action": "store_true", "help": "also delete every memory and the files"}),
+            _CONFIRM,
+        ],
+    ),
+    "clear": ("Delete every memory and the undo history; consent stays as it is.", [_CONFIRM]),
+    "export": (
+        "Write a copy of everything stored as one JSON document.",
+        [(("--output",), {"metavar": "FILE", "help": "create FILE (mode 600) instead of printing"})],
+    ),
+    "doctor": (
+        "Check the files, schema and stored rows; read-only.",
+        [(("--fix",), {"action": "store_true", "help": "repair file modes (only)"})],
+    ),
+}
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(
+        prog="memory-store",
+        description="A local, consent-gated, bounded long-term memory for conversational assistants.",
+        epilog="Every command prints one JSON envelope on stdout; see references/cli.md.",
+    )
+    parser.add_argument("--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)")
+    parser.add_argument(
+        "--format", choices=("json", "table"), default="json", help="json envelope (default) or tables"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, (help_text, arguments) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.command_name = name
+        if name == "apply":
+            source = p.add_mutually_exclusive_group()
+            for flags, kwargs in arguments[:2]:
+                source.add_argument(*flags, **kwargs)
+            arguments = arguments[2:]
+        for flags, kwargs in arguments:
+            p.add_argument(*flags, **kwargs)
+    return parser
+
+
+def _read_limited(stream: Any) -> bytes:
+    # One byte past the limit is enough to know the input is too large.
+    return stream.read(policy.INPUT_BYTES_MAX + 1)
+
+
+def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
+    def load() -> bytes | str:
+        if ns.json is not None:
+            return ns.json
+        if ns.file is not None:
+            try:
+                with open(ns.file, "rb") as fh:
+                    return _read_limited(fh)
+            except OSError as exc:
+                raise MemoryStoreError(
+                    "INVALID_ARGUMENTS", f"cannot read --file: {exc.strerror}", {"option": "--file"}
+                ) from None
+        stdin = sys.stdin
+        if stdin is None or stdin.isatty():
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS", "give the delta with --json, --file, or on standard input", {}
+            )
+        return _read_limited(stdin.buffer)
+
+    return load
+
+
+HANDLERS: dict[str, Callable[[MemoryStore, argparse.Namespace], dict[str, Any]]] = {
+    "status": lambda s, ns: s.status(),
+    "enable": lambda s, ns: s.enable(confirm=ns.confirm),
+    "pause": lambda s, ns: s.pause(),
+    "resume": lambda s, ns: s.resume(),
+    "apply": lambda s, ns: s.apply(_apply_source(ns), dry_run=ns.dry_run),
+    "undo": lambda s, ns: s.undo(op_id=ns.op_id),
+    "log": lambda s, ns: s.log(),
+    "show": lambda s, ns: s.show(subject_id=ns.subject_id, scope=ns.scope),
+    "context": lambda s, ns: s.context(subject_id=ns.subject_id, max_chars=ns.max_chars),
+    "forget": lambda s, ns: s.forget(ns.memory_id, confirm=ns.confirm),
+    "forget-object": lambda s, ns: s.forget_object(ns.subject_id, confirm=ns.confirm),
+    "revoke": lambda s, ns: s.revoke(confirm=ns.confirm, delete=ns.delete),
+    "clear": lambda s, ns: s.clear(confirm=ns.confirm),
+    "export": lambda s, ns: s.export(output=ns.output),
+    "doctor": lambda s, ns: s.doctor(fix=ns.fix),
+}
+
+
+def _write(stream: Any, text: str) -> None:
+    # UTF-8 whatever the locale: the envelope is never ASCII-escaped.
+    data = (text + "\n").encode("utf-8", "surrogateescape")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:
+        stream.write(data.decode("utf-8", "replace"))
+        stream.flush()
+
+
+def _format_from_argv(argv: list[str]) -> str:
+    """--format as given, for errors raised before argparse finished."""
+    for i, arg in enumerate(argv):
+        if arg == "--format" and i + 1 < len(argv):
+            return "table" if argv[i + 1] == "table" else "json"
+        if arg.startswith("--format="):
+            return "table" if arg.split("=", 1)[1] == "table" else "json"
+        if arg in COMMANDS:
+            break
+    return "json"
+
+
+def _emit(command: str | None, fmt: str, data: Any = None, error: MemoryStoreError | None = None) -> None:
+    if fmt == "table":
+        if error is not None:
+            _write(sys.stderr, f"memory-store: {error.code}: {error.message}")
+        else:
+            from .render import table
+
+            _write(sys.stdout, table(command, data))
+        return
+    _write(sys.stdout, dumps(envelope(command, data, error.to_dict() if error else None)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command: str | None = None
+    fmt = _format_from_argv(args)
+    try:
+        try:
+            ns, extra = build_parser().parse_known_args(args)
+        except _ArgumentError as exc:
+            command = exc.command
+            raise MemoryStoreError("INVALID_ARGUMENTS", str(exc), {}) from None
+        command, fmt = ns.command, ns.format
+        if extra:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS",
+                f"unrecognized arguments: {' '.join(extra)} (global options go before the command)",
+                {"arguments": extra},
+            )
+        data = HANDLERS[command](MemoryStore(ns.data_dir), ns)
+        _emit(command, fmt, data)
+        return 0
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
+    except MemoryStoreError as exc:
+        _emit(command, fmt, error=exc)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        _emit(command, fmt, error=MemoryStoreError("INTERNAL_ERROR", "interrupted", {}))
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback reaches the user
+        if os.environ.get(ENV_DEBUG) == "1":
+            import traceback
+
+            traceback.print_exc()
+        _emit(
+            command,
+            fmt,
+            error=MemoryStoreError(
+                "INTERNAL_ERROR",
+                f"unexpected {type(exc).__name__}; rerun with {ENV_DEBUG}=1 for details",
+                {},
+            ),
+        )
+        return 1
+
+
+__all__ = ["main", "build_parser", "COMMANDS", "__version__"]

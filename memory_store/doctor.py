@@ -1,0 +1,206 @@
+"""``doctor``: read-only health checks over the files and the stored rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from typing import TYPE_CHECKING, Any
+
+from . import db, policy
+from .errors import MemoryStoreError
+from .paths import FILE_MODE, SIDE_SUFFIXES
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+
+class _Findings:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, check: str, severity: str, message: str, **details: Any) -> None:
+        item: dict[str, Any] = {"check": check, "severity": severity, "message": message}
+        if details:
+            item["details"] = details
+        self.items.append(item)
+
+
+def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
+    f = _Findings()
+    fixed: list[str] = []
+    try:
+        dir_exists = db.check_data_dir(store.data_dir)
+    except MemoryStoreError as exc:
+        f.add("data_dir", "error", exc.message)
+        return _result(f, fixed)
+    if not dir_exists:
+        f.add("data_dir", "info", "no store: memory has never been enabled here")
+        return _result(f, fixed)
+    mode = stat.S_IMODE(os.stat(store.data_dir).st_mode)
+    if mode & 0o077:
+        f.add(
+            "dir_mode",
+            "warning",
+            f"the data directory is readable by group or others (mode {mode:o}); "
+            "consider chmod 700 (doctor never changes a directory)",
+            mode=f"{mode:o}",
+        )
+    else:
+        f.add("dir_mode", "ok", f"the data directory is private (mode {mode:o})")
+    try:
+        size = db.check_store_files(store.path)
+    except MemoryStoreError as exc:
+        f.add("files", "error", exc.message, code=exc.code)
+        return _result(f, fixed)
+    if size is None:
+        f.add("files", "info", "no database file: memory is not enabled")
+        return _result(f, fixed)
+    for suffix in ("", *SIDE_SUFFIXES):
+        path = store.path + suffix
+        try:
+            fmode = stat.S_IMODE(os.lstat(path).st_mode)
+        except FileNotFoundError:
+            continue
+        name = os.path.basename(path)
+        if fmode != FILE_MODE:
+            if fix:
+                os.chmod(path, FILE_MODE)
+                fixed.append(name)
+                f.add("file_mode", "ok", f"{name} mode {fmode:o} repaired to 600", file=name)
+            else:
+                f.add(
+                    "file_mode",
+                    "error",
+                    f"{name} has mode {fmode:o}, expected 600 (doctor --fix repairs it)",
+                    file=name,
+                    mode=f"{fmode:o}",
+                )
+    if size == 0:
+        f.add("schema", "info", "the database file is empty: a first enable did not finish")
+        return _result(f, fixed)
+    try:
+        db.check_header(store.path)
+        conn = db.connect(store.path)
+    except MemoryStoreError as exc:
+        f.add("integrity", "error", exc.message, code=exc.code)
+        return _result(f, fixed)
+    try:
+        _check_database(conn, f)
+    except sqlite3.Error as exc:
+        err = db.translate(exc)
+        f.add("integrity", "error", err.message, code=err.code)
+    finally:
+        conn.close()
+    return _result(f, fixed)
+
+
+def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
+    ok = not any(item["severity"] == "error" for item in f.items)
+    return {"ok": ok, "findings": f.items, "fixed": fixed}
+
+
+def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
+    rows = conn.execute("PRAGMA quick_check").fetchall()
+    if [r[0] for r in rows] != ["ok"]:
+        f.add("integrity", "error", "SQLite quick_check found damage", problems=[r[0] for r in rows[:10]])
+        return
+    f.add("integrity", "ok", "SQLite quick_check passed")
+    version = db.user_version(conn)
+    if version > db.SCHEMA_VERSION:
+        f.add(
+            "schema",
+            "error",
+            f"schema version {version} is newer than this release supports ({db.SCHEMA_VERSION})",
+        )
+        return
+    if version == 0:
+        if db.has_tables(conn):
+            f.add("schema", "error", "the file holds a database that is not a memory store")
+        else:
+            f.add("schema", "info", "the database is empty: a first enable did not finish")
+        return
+    if version < db.SCHEMA_VERSION:
+        f.add("schema", "warning", f"schema version {version} will be migrated to {db.SCHEMA_VERSION} on next use")
+    else:
+        f.add("schema", "ok", f"schema version {version}")
+    _check_rows(conn, f)
+    _check_history(conn, f)
+
+
+def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
+    import re
+
+    subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
+    field_re = re.compile(policy.FIELD_PATTERN.rstrip("$"))
+    rows = db.fetch_all(conn, "SELECT id, scope, subject_id, field, value, source_type, confidence FROM memories")
+    problems = 0
+    groups: dict[tuple[str, str | None], int] = {}
+    for r in rows:
+        scope = r["scope"]
+        if scope not in policy.SCOPES:
+            f.add("row", "error", f"row {r['id']} has an unknown scope", memory_id=r["id"])
+            problems += 1
+            continue
+        if r["source_type"] not in policy.ELIGIBILITY[scope]:
+            f.add(
+                "eligibility",
+                "error",
+                f"row {r['id']} stores a {r['source_type']} source in scope {scope}",
+                memory_id=r["id"],
+            )
+            problems += 1
+        if not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
+            f.add("value_length", "error", f"row {r['id']} has a value outside 1-200 characters", memory_id=r["id"])
+            problems += 1
+        if not subject_re.fullmatch(r["subject_id"] or "") or not field_re.fullmatch(r["field"] or ""):
+            f.add("row", "error", f"row {r['id']} has a malformed subject_id or field", memory_id=r["id"])
+            problems += 1
+        if (scope == "user") != (r["subject_id"] == policy.USER_SUBJECT):
+            f.add("row", "error", f"row {r['id']} misuses the subject id 'user'", memory_id=r["id"])
+            problems += 1
+        if r["confidence"] not in policy.CONFIDENCES:
+            f.add("row", "error", f"row {r['id']} has an unknown confidence", memory_id=r["id"])
+            problems += 1
+        key = (scope, r["subject_id"] if policy.CAPS[scope]["per"] == "subject" else None)
+        groups[key] = groups.get(key, 0) + 1
+    for (scope, subject), n in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        cap = int(policy.CAPS[scope]["max"])  # type: ignore[call-overload]
+        if n > cap:
+            where = f" for {subject}" if subject else ""
+            f.add("caps", "error", f"{n} {scope} rows{where}, over the cap of {cap}", scope=scope, subject_id=subject)
+            problems += 1
+    if len(rows) > policy.TOTAL_ROWS_MAX:
+        f.add("caps", "error", f"{len(rows)} rows in all, over the cap of {policy.TOTAL_ROWS_MAX}")
+        problems += 1
+    if not problems:
+        f.add("rows", "ok", f"{len(rows)} rows within caps and eligibility")
+
+
+def _check_history(conn: sqlite3.Connection, f: _Findings) -> None:
+    n_ops = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
+    problems = 0
+    if n_ops > policy.HISTORY_MAX:
+        f.add("history", "error", f"{n_ops} operations kept, over the undo window of {policy.HISTORY_MAX}")
+        problems += 1
+    orphans = conn.execute(
+        "SELECT COUNT(*) FROM operation_rows WHERE seq NOT IN (SELECT seq FROM operations)"
+    ).fetchone()[0]
+    if orphans:
+        f.add("history", "error", f"{orphans} operation row(s) point at no operation")
+        problems += 1
+    for op_id, seq, snapshot in conn.execute("SELECT op_id, seq, snapshot FROM operations").fetchall():
+        try:
+            entries = json.loads(snapshot)
+            ids = {e["id"] for e in entries}
+        except (ValueError, TypeError, KeyError):
+            f.add("history", "error", f"operation {op_id} has an unreadable snapshot", op_id=op_id)
+            problems += 1
+            continue
+        indexed = {r[0] for r in conn.execute("SELECT memory_id FROM operation_rows WHERE seq = ?", (seq,))}
+        if ids != indexed:
+            f.add("history", "error", f"operation {op_id} is not indexed consistently", op_id=op_id)
+            problems += 1
+    if not problems:
+        f.add("history", "ok", f"{n_ops} undoable operation(s)")

@@ -1,0 +1,52 @@
+"""One exception type carrying a stable error code, and the code -> exit-status table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The contract's table (section 4). Tests check that the documentation matches it.
+EXIT_STATUS: dict[str, int] = {
+    "INTERNAL_ERROR": 1,
+    "INVALID_ARGUMENTS": 2,
+    "NOT_INITIALIZED": 3,
+    "NOTHING_TO_UNDO": 3,
+    "OPERATION_NOT_FOUND": 3,
+    "SUBJECT_NOT_FOUND": 3,
+    "MEMORY_NOT_FOUND": 3,
+    "INVALID_DELTA": 4,
+    "SENSITIVE_REJECTED": 4,
+    "CONSENT_REQUIRED": 5,
+    "MEMORY_PAUSED": 5,
+    "CONFIRMATION_REQUIRED": 5,
+    "SOURCE_NOT_ELIGIBLE": 5,
+    "MEMORY_LIMIT_REACHED": 5,
+    "UNDO_CONFLICT": 5,
+    "STORE_BUSY": 6,
+    "STORE_UNAVAILABLE": 6,
+    "STORE_CORRUPT": 7,
+    "SCHEMA_TOO_NEW": 7,
+    "STORE_UNSAFE": 7,
+}
+
+
+class MemoryStoreError(Exception):
+    """The only exception the library raises on purpose.
+
+    ``code`` is one of :data:`EXIT_STATUS`; ``details`` is JSON-serialisable and
+    never contains text that a sensitive-content detector matched.
+    """
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None):
+        if code not in EXIT_STATUS:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_STATUS[self.code]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}

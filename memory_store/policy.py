@@ -1,0 +1,108 @@
+"""Policy v1 as data: scopes, eligibility, caps, field rules and sensitive-data detectors.
+
+This module is the single source of truth. The validator, the store, the JSON
+Schemas and the documentation are all checked against it by the tests. It
+holds plain data only (patterns are strings, compiled where they are used) so
+that importing it costs nothing on the read paths.
+"""
+
+from __future__ import annotations
+
+POLICY_VERSION = 1
+
+SCOPES: tuple[str, ...] = ("user", "object", "relationship", "event", "hypothesis")
+SOURCE_TYPES: tuple[str, ...] = (
+    "user_explicit",
+    "user_report",
+    "chatlab",
+    "tool",
+    "assistant_inference",
+)
+CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
+DEFAULT_CONFIDENCE = "medium"
+ACTIONS: tuple[str, ...] = ("upsert", "delete")
+USER_SUBJECT = "user"
+
+# The closer to a stable judgement of a person, the stricter the source.
+ELIGIBILITY: dict[str, tuple[str, ...]] = {
+    "user": ("user_explicit",),
+    "object": ("user_explicit", "user_report"),
+    "relationship": ("user_explicit", "user_report"),
+    "event": ("user_explicit", "user_report", "chatlab", "tool"),
+    "hypothesis": SOURCE_TYPES,
+}
+
+# Row caps per scope. "refuse": the user curates profile kinds, the system never
+# drops a stable fact on its own. "prune": the least recently written rows go.
+# "per": "store" counts the whole scope, "subject" counts rows of one subject.
+CAPS: dict[str, dict[str, object]] = {
+    "user": {"max": 30, "per": "store", "policy": "refuse"},
+    "object": {"max": 15, "per": "subject", "policy": "refuse"},
+    "relationship": {"max": 10, "per": "subject", "policy": "refuse"},
+    "event": {"max": 20, "per": "subject", "policy": "prune"},
+    "hypothesis": {"max": 5, "per": "subject", "policy": "prune"},
+}
+TOTAL_ROWS_MAX = 200
+# When the whole store is over TOTAL_ROWS_MAX these kinds are pruned, oldest first.
+GLOBAL_PRUNE_SCOPES: tuple[str, ...] = ("event", "hypothesis")
+HISTORY_MAX = 20
+DELTAS_PER_APPLY_MAX = 20
+INPUT_BYTES_MAX = 64 * 1024
+VALUE_CHARS_MAX = 200
+SOURCE_REF_CHARS_MAX = 200
+
+# Context recall.
+CONTEXT_EVENTS = 8
+CONTEXT_ROSTER_MAX = 50
+CONTEXT_MAX_CHARS_MIN = 500
+CONTEXT_MAX_CHARS_MAX = 8000
+CONTEXT_MAX_CHARS_DEFAULT = 4000
+
+# Field syntax (full matches).
+SUBJECT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+FIELD_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+
+# Conventional field names; not enforced, documented in references/memory-rules.md.
+CONVENTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "user": ("goal", "preference", "boundary", "communication_style", "mbti", "self_score"),
+    "object": ("display_label", "mbti", "subjective_score", "fact"),
+    "relationship": ("stage", "agreement", "constraint", "next_goal", "planned_activity"),
+    "event": ("invitation", "promise_kept", "conflict", "repair", "milestone"),
+    "hypothesis": ("attachment_style", "intent", "interest_level"),
+}
+
+# Sensitive field names, by detector. A field is split on "_" into words; a
+# fragment of one word matches a word that starts with it (exactly, for
+# fragments shorter than four letters), a fragment with "_" matches a run of
+# words. Refusing a harmless field name is cheap, storing a secret is not.
+SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
+    "credential": (
+        "password", "passwd", "passcode", "pwd", "pin", "token", "secret", "credential",
+        "apikey", "api_key", "private_key", "otp", "cvv", "cvc",
+    ),
+    "financial_account": (
+        "bank", "iban", "card_number", "cardno", "credit_card", "debit_card", "account_number",
+        "routing", "swift", "alipay", "wechat_pay",
+    ),
+    "government_id": (
+        "id_card", "idcard", "id_number", "identity_card", "passport", "ssn",
+        "social_security", "national_id", "driver_license", "drivers_license", "licence_number",
+    ),
+    "home_address": ("address", "home_addr", "street", "postcode", "zip_code", "zipcode"),
+    "contact": ("phone", "mobile", "telephone", "cellphone", "email", "e_mail", "wechat_id", "qq"),
+    "medical": ("diagnosis", "medical", "medication", "prescription", "disease", "illness",
+                "hiv", "std"),
+    "sexual": ("sexual", "sex_life", "sex_position", "fetish", "kink", "nude"),
+}
+
+# Value detectors, by name. Each is a regex (string) plus, for some, a checksum
+# that validation.py applies to the candidate match.
+SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
+    "email",
+    "phone",
+    "prc_id",
+    "payment_card",
+    "iban",
+    "api_key",
+    "url_credentials",
+)

@@ -1,0 +1,468 @@
+"""Input validation for ``apply``: bytes -> JSON -> shape (JSON Schema) -> policy rules.
+
+Imported only on the write path: it loads jsonschema and compiles the
+detectors, which the read paths (``status``, ``context``) must not pay for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+from datetime import datetime, timezone
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from . import policy
+from .errors import MemoryStoreError
+
+Delta = dict[str, Any]
+
+_FORBIDDEN_FORMAT_CHARS = {0x2028, 0x2029} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+_SUBJECT_RE = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
+_FIELD_RE = re.compile(policy.FIELD_PATTERN.rstrip("$"))
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATETIME_RE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
+    r"(?::([0-9]{2})(?:\.([0-9]{1,6}))?)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def _invalid(message: str, index: int | None, path: str, **extra: Any) -> MemoryStoreError:
+    details: dict[str, Any] = {"index": index, "path": path}
+    details.update(extra)
+    return MemoryStoreError("INVALID_DELTA", message, details)
+
+
+# ---------------------------------------------------------------------------
+# Step 5: size, JSON, shape
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _invalid(f"repeated key {key!r} in a JSON object", None, "$")
+        obj[key] = value
+    return obj
+
+
+def _reject_constant(name: str) -> Any:
+    raise _invalid(f"{name} is not valid JSON", None, "$")
+
+
+def parse_body(raw: bytes | str) -> Any:
+    """Decode and parse one apply body, refusing what plain ``json.loads`` lets through."""
+    if isinstance(raw, bytes):
+        if len(raw) > policy.INPUT_BYTES_MAX:
+            raise _invalid(
+                f"input is larger than {policy.INPUT_BYTES_MAX} bytes", None, "$",
+                limit=policy.INPUT_BYTES_MAX,
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _invalid("input is not valid UTF-8", None, "$", byte_offset=exc.start) from None
+    else:
+        text = raw
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise _invalid("input contains a lone surrogate", None, "$") from None
+        if size > policy.INPUT_BYTES_MAX:
+            raise _invalid(
+                f"input is larger than {policy.INPUT_BYTES_MAX} bytes", None, "$",
+                limit=policy.INPUT_BYTES_MAX,
+            )
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise _invalid("no input: expected a delta object or {\"deltas\": [...]}", None, "$")
+    try:
+        return json.loads(
+            text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
+        )
+    except MemoryStoreError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise _invalid(
+            f"input is not valid JSON: {exc.msg}", None, "$", line=exc.lineno, column=exc.colno
+        ) from None
+    except RecursionError:
+        raise _invalid("input is nested too deeply", None, "$") from None
+    except ValueError:
+        # int() refuses numbers with thousands of digits; none is meaningful here.
+        raise _invalid("input holds a number too large to be meaningful", None, "$") from None
+
+
+@lru_cache(maxsize=1)
+def delta_schema() -> dict[str, Any]:
+    text = resources.files("memory_store").joinpath("schemas/delta.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    schema = delta_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def _json_path(prefix: str, parts: Any) -> str:
+    out = prefix
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _describe(error: Any) -> str:
+    """A message that never echoes the offending value (it might be sensitive)."""
+    where = ".".join(str(p) for p in error.absolute_path) or "delta"
+    v, expected = error.validator, error.validator_value
+    if v == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        return f"unknown key(s): {', '.join(extra)}"
+    if v == "required":
+        missing = [k for k in expected if isinstance(error.instance, dict) and k not in error.instance]
+        return f"{where}: missing required key(s): {', '.join(missing) or ', '.join(expected)}"
+    if v == "type":
+        return f"{where} must be of type {expected}"
+    if v == "enum":
+        return f"{where} must be one of: {', '.join(map(str, expected))}"
+    if v == "const":
+        return f"{where} must be {expected!r}"
+    if v == "maxLength":
+        return f"{where} must be at most {expected} characters (after trimming)"
+    if v == "minLength":
+        return f"{where} must not be empty"
+    if v == "pattern":
+        return f"{where} does not match the pattern {expected}"
+    if v == "false" or expected is False:
+        return f"{where} is not allowed here"
+    if v in ("oneOf", "anyOf"):
+        return "a delete needs either just an id, or scope, subject_id and field (and occurred_at for an event)"
+    if v == "not":
+        return f"{where}: 'user' is reserved for the user scope"
+    if v in ("minItems", "maxItems"):
+        return f"deltas must hold 1 to {policy.DELTAS_PER_APPLY_MAX} items"
+    return f"{where} is invalid ({v})"
+
+
+def _first_schema_error(delta: Any) -> Any | None:
+    errors = list(_validator().iter_errors(delta))
+    if not errors:
+        return None
+    import jsonschema.exceptions
+
+    return jsonschema.exceptions.best_match(errors)
+
+
+def _check_text(text: str, index: int, path: str) -> None:
+    for ch in text:
+        cp = ord(ch)
+        if 0xD800 <= cp <= 0xDFFF:
+            raise _invalid(f"{path} contains a lone surrogate", index, path)
+        if cp in _FORBIDDEN_FORMAT_CHARS:
+            raise _invalid(
+                f"{path} contains a forbidden character U+{cp:04X}", index, path, codepoint=f"U+{cp:04X}"
+            )
+        if ch not in "\t\n" and unicodedata.category(ch) == "Cc":
+            raise _invalid(
+                f"{path} contains a control character U+{cp:04X}", index, path, codepoint=f"U+{cp:04X}"
+            )
+
+
+def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
+    try:
+        if _DATE_RE.fullmatch(raw):
+            datetime.strptime(raw, "%Y-%m-%d")
+            return raw
+        m = _DATETIME_RE.fullmatch(raw)
+        if not m:
+            raise ValueError
+        year, month, day, hour, minute, second, frac, tz = m.groups()
+        offset = timezone.utc
+        if tz != "Z":
+            sign = 1 if tz[0] == "+" else -1
+            hh, mm = int(tz[1:3]), int(tz[4:6])
+            if hh > 23 or mm > 59:
+                raise ValueError
+            from datetime import timedelta
+
+            offset = timezone(sign * timedelta(hours=hh, minutes=mm))
+        dt = datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
+            tzinfo=offset,
+        )
+        return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (ValueError, OverflowError):
+        raise _invalid(
+            f"{path} must be a real date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS[.ffffff]] "
+            "with Z or ±HH:MM",
+            index,
+            path,
+        ) from None
+
+
+def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
+    """Shape-check one delta and return its normalized form (trimmed, defaults filled)."""
+    if not isinstance(delta, dict):
+        raise _invalid("a delta must be a JSON object", index, prefix)
+    # Character rules apply to the raw text; trimming happens before the schema so
+    # that the schema's length limits describe what is stored.
+    work = dict(delta)
+    for key in ("value", "source_ref"):
+        if isinstance(work.get(key), str):
+            _check_text(work[key], index, f"{prefix}.{key}")
+            work[key] = work[key].strip()
+    error = _first_schema_error(work)
+    if error is not None:
+        raise _invalid(_describe(error), index, _json_path(prefix, error.absolute_path))
+    for key, regex in (("subject_id", _SUBJECT_RE), ("field", _FIELD_RE)):
+        if key in work and not regex.fullmatch(work[key]):
+            raise _invalid(f"{key} does not match {regex.pattern}", index, f"{prefix}.{key}")
+    action = work.get("action", "upsert")
+    out: Delta = {"action": action}
+    if action == "delete" and "id" in work:
+        out["id"] = work["id"]
+        return out
+    scope = work["scope"]
+    out["scope"] = scope
+    out["subject_id"] = policy.USER_SUBJECT if scope == "user" else work["subject_id"]
+    out["field"] = work["field"]
+    occurred = work.get("occurred_at")
+    out["occurred_at"] = (
+        _normalize_occurred_at(occurred, index, f"{prefix}.occurred_at") if occurred else None
+    )
+    if action == "delete":
+        return out
+    out["value"] = work["value"]
+    out["source_type"] = work["source_type"]
+    out["source_ref"] = work.get("source_ref") or None
+    out["confidence"] = work.get("confidence", policy.DEFAULT_CONFIDENCE)
+    out["sensitive"] = work.get("sensitive", False)
+    return out
+
+
+def row_key(delta: Delta) -> tuple[str, str, str, str]:
+    occurred = delta["occurred_at"] if delta["scope"] == "event" else ""
+    return (delta["scope"], delta["subject_id"], delta["field"], occurred or "")
+
+
+def load_deltas(payload: Any) -> list[Delta]:
+    """Steps 5 and 6 of the contract's check order, for the whole batch."""
+    if isinstance(payload, dict) and "deltas" in payload:
+        extra = sorted(set(payload) - {"deltas"})
+        if extra:
+            raise _invalid(f"unknown key(s) beside deltas: {', '.join(extra)}", None, "$")
+        items = payload["deltas"]
+        if not isinstance(items, list):
+            raise _invalid("deltas must be a list", None, "$.deltas")
+        if not 1 <= len(items) <= policy.DELTAS_PER_APPLY_MAX:
+            raise _invalid(
+                f"deltas must hold 1 to {policy.DELTAS_PER_APPLY_MAX} items (got {len(items)})",
+                None,
+                "$.deltas",
+                limit=policy.DELTAS_PER_APPLY_MAX,
+            )
+        prefixes = [f"$.deltas[{i}]" for i in range(len(items))]
+    else:
+        items = [payload]
+        prefixes = ["$"]
+    deltas = [normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes))]
+    seen: dict[tuple[str, ...], int] = {}
+    for i, d in enumerate(deltas):
+        key: tuple[str, ...] = ("id", d["id"]) if "id" in d else row_key(d)
+        if key in seen:
+            raise _invalid(
+                f"deltas {seen[key]} and {i} name the same memory", i, prefixes[i], other_index=seen[key]
+            )
+        seen[key] = i
+    for i, d in enumerate(deltas):
+        check_policy(d, i, prefixes[i])
+    return deltas
+
+
+# ---------------------------------------------------------------------------
+# Step 6: sensitive content, then eligibility
+
+
+def check_policy(delta: Delta, index: int, prefix: str) -> None:
+    if delta["action"] == "delete":
+        return
+    if delta.get("sensitive"):
+        raise MemoryStoreError(
+            "SENSITIVE_REJECTED",
+            "the delta is marked sensitive; sensitive data is never stored",
+            {"index": index, "detector": "sensitive_flag", "path": f"{prefix}.sensitive"},
+        )
+    detector = sensitive_field(delta["field"])
+    if detector:
+        raise MemoryStoreError(
+            "SENSITIVE_REJECTED",
+            f"field names about {detector.replace('_', ' ')} are never stored",
+            {"index": index, "detector": f"field:{detector}", "path": f"{prefix}.field"},
+        )
+    for key in ("value", "source_ref", "subject_id"):
+        text = delta.get(key)
+        if text:
+            found = sensitive_text(text)
+            if found:
+                raise MemoryStoreError(
+                    "SENSITIVE_REJECTED",
+                    f"{key} looks like it contains {found.replace('_', ' ')}; it was not stored",
+                    {"index": index, "detector": found, "path": f"{prefix}.{key}"},
+                )
+    allowed = policy.ELIGIBILITY[delta["scope"]]
+    if delta["source_type"] not in allowed:
+        raise MemoryStoreError(
+            "SOURCE_NOT_ELIGIBLE",
+            f"source {delta['source_type']} may not write to scope {delta['scope']}",
+            {
+                "index": index,
+                "scope": delta["scope"],
+                "source_type": delta["source_type"],
+                "allowed_source_types": list(allowed),
+                "path": f"{prefix}.source_type",
+            },
+        )
+
+
+def sensitive_field(field: str) -> str | None:
+    words = field.split("_")
+    joined = f"_{field}_"
+    for detector, fragments in policy.SENSITIVE_FIELD_FRAGMENTS.items():
+        for frag in fragments:
+            if "_" in frag:
+                if f"_{frag}_" in joined or any(
+                    "_".join(words[i:]).startswith(frag) for i in range(len(words))
+                ):
+                    return detector
+            elif any(w == frag or (len(frag) >= 4 and w.startswith(frag)) for w in words):
+                return detector
+    return None
+
+
+# --- value detectors --------------------------------------------------------
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+_URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@")
+_API_KEYS = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|AIza[0-9A-Za-z_-]{30,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r")"
+)
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}(?![A-Za-z0-9+/=_-])")
+# Digits with separators; the candidate is then judged by its digits.
+_DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z])\+?\(?[0-9][0-9 ().-]*[0-9](?![0-9A-Za-z])")
+_PRC_ID = re.compile(
+    r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
+    r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
+)
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+_PRC_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_PRC_CHECK = "10X98765432"
+
+
+def _prc_id_valid(text: str) -> bool:
+    total = sum(int(c) * w for c, w in zip(text[:17], _PRC_WEIGHTS))
+    return _PRC_CHECK[total % 11] == text[17].upper()
+
+
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _iban_valid(candidate: str) -> bool:
+    s = candidate.replace(" ", "")
+    if not 15 <= len(s) <= 34:
+        return False
+    rearranged = s[4:] + s[:4]
+    try:
+        number = int("".join(str(int(c, 36)) for c in rearranged))
+    except ValueError:
+        return False
+    return number % 97 == 1
+
+
+def _is_phone(candidate: str) -> bool:
+    digits = "".join(c for c in candidate if c.isdigit())
+    groups = [g for g in re.split(r"[ ().-]+", candidate.lstrip("+")) if g]
+    if candidate.startswith("+"):
+        # E.164: a country code and 7-14 more digits, grouped or not.
+        return 8 <= len(digits) <= 15
+    bare = digits[2:] if digits.startswith("86") and len(digits) == 13 else digits
+    if len(bare) == 11 and bare[0] == "1" and bare[1] in "3456789":
+        # Mainland-China mobile, with or without separators, but not when the
+        # separators make it look like something else (a date-time run).
+        return len(groups) == 1 or all(len(g) >= 3 for g in groups)
+    if len(groups) >= 2 and 10 <= len(digits) <= 12:
+        # Grouped forms: (020) 7946 0958, 555-123-4567, 010-12345678. Every group
+        # has at least three digits, so dates and times never qualify.
+        return all(len(g) >= 3 for g in groups) and len(groups) <= 4
+    return False
+
+
+def _long_token_is_secret(token: str) -> bool:
+    classes = sum(
+        (
+            any(c.islower() for c in token),
+            any(c.isupper() for c in token),
+            any(c.isdigit() for c in token),
+        )
+    )
+    if classes < 2:
+        return False
+    import math
+
+    counts: dict[str, int] = {}
+    for c in token:
+        counts[c] = counts.get(c, 0) + 1
+    entropy = -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+    return entropy >= 3.5
+
+
+_TEXT_DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("url_credentials", lambda t: bool(_URL_CREDENTIALS.search(t))),
+    ("email", lambda t: bool(_EMAIL.search(t))),
+    ("api_key", lambda t: bool(_API_KEYS.search(t))),
+    ("prc_id", lambda t: any(_prc_id_valid(m.group()) for m in _PRC_ID.finditer(t))),
+    ("iban", lambda t: any(_iban_valid(m.group()) for m in _IBAN.finditer(t))),
+    (
+        "payment_card",
+        lambda t: any(
+            13 <= len(d) <= 19 and _luhn_valid(d)
+            for d in ("".join(c for c in m.group() if c.isdigit()) for m in _DIGIT_RUN.finditer(t))
+            if not re.search(r"[().]|  |--|- | -", m.group())
+        ),
+    ),
+    ("phone", lambda t: any(_is_phone(m.group()) for m in _DIGIT_RUN.finditer(t))),
+    (
+        "api_key",
+        lambda t: any(_long_token_is_secret(m.group()) for m in _LONG_TOKEN.finditer(t)),
+    ),
+)
+
+
+def sensitive_text(text: str) -> str | None:
+    """The name of the first detector that matches ``text``, or None."""
+    for name, detect in _TEXT_DETECTORS:
+        if detect(text):
+            return name
+    return None
