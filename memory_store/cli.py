@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from . import __version__, policy
 from .errors import MemoryStoreError
 from .render import dumps, envelope
 from .store import MemoryStore
 
+TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 ENV_DEBUG = "MEMORY_STORE_DEBUG"
+PROG = "memory-store"
 
 
 class _ArgumentError(Exception):
@@ -127,28 +131,48 @@ COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
 
 
 def build_parser() -> _Parser:
+    """The top-level parser: global options, then the command and its arguments.
+
+    The command's own parser is built only for the command given (see
+    :func:`build_command_parser`): building all fifteen costs more than the
+    rest of a ``status`` call.
+    """
+    lines = [f"  {name:<14} {help_text}" for name, (help_text, _) in COMMANDS.items()]
     parser = _Parser(
-        prog="memory-store",
+        prog=PROG,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",
-        epilog="Every command prints one JSON envelope on stdout; see references/cli.md.",
+        epilog="commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
+        f"stdout; `{PROG} COMMAND --help` for its options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)")
     parser.add_argument(
         "--format", choices=("json", "table"), default="json", help="json envelope (default) or tables"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    for name, (help_text, arguments) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.command_name = name
-        if name == "apply":
-            source = p.add_mutually_exclusive_group()
-            for flags, kwargs in arguments[:2]:
-                source.add_argument(*flags, **kwargs)
-            arguments = arguments[2:]
-        for flags, kwargs in arguments:
-            p.add_argument(*flags, **kwargs)
+    parser.add_argument("command", metavar="COMMAND", choices=tuple(COMMANDS), help="one of the commands below")
+    parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
+
+
+def build_command_parser(name: str) -> _Parser:
+    help_text, arguments = COMMANDS[name]
+    p = _Parser(prog=f"{PROG} {name}", description=help_text)
+    p.command_name = name
+    if name == "apply":
+        source = p.add_mutually_exclusive_group()
+        for flags, kwargs in arguments[:2]:
+            source.add_argument(*flags, **kwargs)
+        arguments = arguments[2:]
+    for flags, kwargs in arguments:
+        p.add_argument(*flags, **kwargs)
+    return p
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    top = build_parser().parse_args(argv)
+    ns = build_command_parser(top.command).parse_args(top.arguments)
+    ns.command, ns.format, ns.data_dir = top.command, top.format, top.data_dir
+    return ns
 
 
 def _read_limited(stream: Any) -> bytes:
@@ -239,17 +263,16 @@ def main(argv: list[str] | None = None) -> int:
     fmt = _format_from_argv(args)
     try:
         try:
-            ns, extra = build_parser().parse_known_args(args)
+            ns = parse(args)
         except _ArgumentError as exc:
             command = exc.command
-            raise MemoryStoreError("INVALID_ARGUMENTS", str(exc), {}) from None
+            message = str(exc)
+            if "required: COMMAND" in message:
+                message = f"a command is required; see `{PROG} --help`"
+            elif command and any(a.split("=")[0] in ("--format", "--data-dir") for a in args[1:]):
+                message += " (global options go before the command)"
+            raise MemoryStoreError("INVALID_ARGUMENTS", message, {}) from None
         command, fmt = ns.command, ns.format
-        if extra:
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS",
-                f"unrecognized arguments: {' '.join(extra)} (global options go before the command)",
-                {"arguments": extra},
-            )
         data = HANDLERS[command](MemoryStore(ns.data_dir), ns)
         _emit(command, fmt, data)
         return 0
@@ -278,4 +301,4 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-__all__ = ["main", "build_parser", "COMMANDS", "__version__"]
+__all__ = ["COMMANDS", "__version__", "build_command_parser", "build_parser", "main"]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
-from urllib.parse import quote
 
 from .errors import MemoryStoreError
 from .paths import SIDE_SUFFIXES
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 ENV_BUSY_TIMEOUT = "MEMORY_STORE_BUSY_TIMEOUT_MS"
@@ -135,12 +136,17 @@ def check_header(db_path: str) -> None:
 # Connections
 
 
+def _uri_path(path: str) -> str:
+    # What a file: URI cannot carry literally (urllib.parse is too slow to import here).
+    return path.replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+
+
 def connect(db_path: str) -> sqlite3.Connection:
     """Open an existing database file; never creates one (mode=rw)."""
     timeout = busy_timeout_ms()
     try:
         conn = sqlite3.connect(
-            f"file:{quote(db_path)}?mode=rw",
+            f"file:{_uri_path(db_path)}?mode=rw",
             uri=True,
             isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
             timeout=timeout / 1000,
@@ -158,25 +164,34 @@ def connect(db_path: str) -> sqlite3.Connection:
     return conn
 
 
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise translate(exc) from None
-    try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    try:
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise translate(exc) from None
+class transaction:  # noqa: N801 - used like a function: ``with transaction(conn):``
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception.
+
+    A class rather than ``contextlib.contextmanager``: contextlib is not
+    otherwise imported on the read paths.
+    """
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise translate(exc) from None
+        return self.conn
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            return
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as err:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise translate(err) from None
 
 
 def ensure_wal(conn: sqlite3.Connection) -> None:

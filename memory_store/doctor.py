@@ -6,13 +6,15 @@ import json
 import os
 import sqlite3
 import stat
-from typing import TYPE_CHECKING, Any
 
 from . import db, policy
 from .errors import MemoryStoreError
 from .paths import FILE_MODE, SIDE_SUFFIXES
 
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
+    from typing import Any
+
     from .store import MemoryStore
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
 
 # The contract's table (section 4). Tests check that the documentation matches it.
 EXIT_STATUS: dict[str, int] = {

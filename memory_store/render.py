@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
 
 ENVELOPE_SCHEMA = "memory-store/v1"
 ROW_COLUMNS = (

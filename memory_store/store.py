@@ -6,13 +6,14 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 from . import db, policy
 from .errors import MemoryStoreError
 from .paths import DB_NAME, SIDE_SUFFIXES, create_private_file, make_private_dirs, resolve_data_dir
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
 
 ROW_KEYS: tuple[str, ...] = (
     "id",
@@ -36,8 +37,6 @@ _INSERT = (
 )
 _SCOPE_ORDER = {scope: i for i, scope in enumerate(policy.SCOPES)}
 _CONFIDENCE_RANK = {c: i for i, c in enumerate(policy.CONFIDENCES)}  # high=0
-
-Payload = Any  # dict | list | str | bytes | Callable[[], bytes | str]
 
 
 def _now() -> str:
@@ -115,13 +114,25 @@ def check_scope(value: str | None) -> str | None:
 
 
 class _Handle:
-    """An open store: the connection plus what the safety checks learned."""
+    """An open store: the connection plus what the safety checks learned.
+
+    Used as ``with store._open() as h``: closes the connection on exit and turns
+    a stray sqlite3 error into the contract's code.
+    """
 
     def __init__(self, conn: sqlite3.Connection, version: int, blank: bool):
         self.conn = conn
         self.version = version
         # A zero-length or table-less file: a first enable that did not finish.
         self.blank = blank
+
+    def __enter__(self) -> _Handle:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.conn.close()
+        if isinstance(exc, sqlite3.Error):
+            raise db.translate(exc) from None
 
     def settings(self) -> dict[str, Any]:
         raw: dict[str, str | None] = {}
@@ -171,8 +182,7 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ opening
 
-    @contextmanager
-    def _open(self) -> Iterator[_Handle]:
+    def _open(self) -> _Handle:
         """Safety, integrity, existence checks (contract §5 steps 2-3), then a connection."""
         size = db.check_store_files(self.path) if db.check_data_dir(self.data_dir) else None
         if size is None:
@@ -184,12 +194,10 @@ class MemoryStore:
             db.check_header(self.path)
         conn = db.connect(self.path)
         try:
-            handle = self._inspect(conn)
-            yield handle
-        except sqlite3.Error as exc:
-            raise db.translate(exc) from None
-        finally:
+            return self._inspect(conn)
+        except BaseException:
             conn.close()
+            raise
 
     def _inspect(self, conn: sqlite3.Connection, allow_too_new: bool = False) -> _Handle:
         try:
@@ -371,7 +379,7 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, payload: Payload, dry_run: bool = False) -> dict[str, Any]:
+    def apply(self, payload: object, dry_run: bool = False) -> dict[str, Any]:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read."""
