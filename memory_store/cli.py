@@ -68,11 +68,14 @@ COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
     "pause": ("Stop apply and context until resume; nothing is deleted.", []),
     "resume": ("Lift a pause.", []),
     "apply": (
-        "Record one delta or a batch {\"deltas\": [...]} in one undoable operation.",
+        'Record one delta or a batch {"deltas": [...]} in one undoable operation.',
         [
             (("--json",), {"metavar": "TEXT", "help": "the delta or batch as JSON text"}),
             (("--file",), {"metavar": "PATH", "help": "read the delta or batch from a file"}),
-            (("--dry-run",), {"action": "store_true", "help": "validate and report, write nothing"}),
+            (
+                ("--dry-run",),
+                {"action": "store_true", "help": "validate and report, write nothing"},
+            ),
         ],
     ),
     "undo": (
@@ -114,14 +117,22 @@ COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
     "revoke": (
         "Withdraw consent (data kept, paused); with --delete, erase the store and its files.",
         [
-            (("--delete",), {"action": "store_true", "help": "also delete every memory and the files"}),
+            (
+                ("--delete",),
+                {"action": "store_true", "help": "also delete every memory and the files"},
+            ),
             _CONFIRM,
         ],
     ),
     "clear": ("Delete every memory and the undo history; consent stays as it is.", [_CONFIRM]),
     "export": (
         "Write a copy of everything stored as one JSON document.",
-        [(("--output",), {"metavar": "FILE", "help": "create FILE (mode 600) instead of printing"})],
+        [
+            (
+                ("--output",),
+                {"metavar": "FILE", "help": "create FILE (mode 600) instead of printing"},
+            )
+        ],
     ),
     "doctor": (
         "Check the files, schema and stored rows; read-only.",
@@ -145,11 +156,18 @@ def build_parser() -> _Parser:
         f"stdout; `{PROG} COMMAND --help` for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)")
     parser.add_argument(
-        "--format", choices=("json", "table"), default="json", help="json envelope (default) or tables"
+        "--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)"
     )
-    parser.add_argument("command", metavar="COMMAND", choices=tuple(COMMANDS), help="one of the commands below")
+    parser.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help="json envelope (default) or tables",
+    )
+    parser.add_argument(
+        "command", metavar="COMMAND", choices=tuple(COMMANDS), help="one of the commands below"
+    )
     parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
@@ -245,7 +263,9 @@ def _format_from_argv(argv: list[str]) -> str:
     return "json"
 
 
-def _emit(command: str | None, fmt: str, data: Any = None, error: MemoryStoreError | None = None) -> None:
+def _emit(
+    command: str | None, fmt: str, data: Any = None, error: MemoryStoreError | None = None
+) -> None:
     if fmt == "table":
         if error is not None:
             _write(sys.stderr, f"memory-store: {error.code}: {error.message}")

@@ -307,4 +307,4 @@ def migrate(conn: sqlite3.Connection, migrations: list[Any] | None = None) -> in
 def fetch_all(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
     cur = conn.execute(sql, params)
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

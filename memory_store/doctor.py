@@ -106,7 +106,12 @@ def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
 def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
     rows = conn.execute("PRAGMA quick_check").fetchall()
     if [r[0] for r in rows] != ["ok"]:
-        f.add("integrity", "error", "SQLite quick_check found damage", problems=[r[0] for r in rows[:10]])
+        f.add(
+            "integrity",
+            "error",
+            "SQLite quick_check found damage",
+            problems=[r[0] for r in rows[:10]],
+        )
         return
     f.add("integrity", "ok", "SQLite quick_check passed")
     version = db.user_version(conn)
@@ -124,7 +129,11 @@ def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
             f.add("schema", "info", "the database is empty: a first enable did not finish")
         return
     if version < db.SCHEMA_VERSION:
-        f.add("schema", "warning", f"schema version {version} will be migrated to {db.SCHEMA_VERSION} on next use")
+        f.add(
+            "schema",
+            "warning",
+            f"schema version {version} will be migrated to {db.SCHEMA_VERSION} on next use",
+        )
     else:
         f.add("schema", "ok", f"schema version {version}")
     _check_rows(conn, f)
@@ -136,7 +145,9 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
 
     subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
     field_re = re.compile(policy.FIELD_PATTERN.rstrip("$"))
-    rows = db.fetch_all(conn, "SELECT id, scope, subject_id, field, value, source_type, confidence FROM memories")
+    rows = db.fetch_all(
+        conn, "SELECT id, scope, subject_id, field, value, source_type, confidence FROM memories"
+    )
     problems = 0
     groups: dict[tuple[str, str | None], int] = {}
     for r in rows:
@@ -154,10 +165,22 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
             )
             problems += 1
         if not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
-            f.add("value_length", "error", f"row {r['id']} has a value outside 1-200 characters", memory_id=r["id"])
+            f.add(
+                "value_length",
+                "error",
+                f"row {r['id']} has a value outside 1-200 characters",
+                memory_id=r["id"],
+            )
             problems += 1
-        if not subject_re.fullmatch(r["subject_id"] or "") or not field_re.fullmatch(r["field"] or ""):
-            f.add("row", "error", f"row {r['id']} has a malformed subject_id or field", memory_id=r["id"])
+        if not subject_re.fullmatch(r["subject_id"] or "") or not field_re.fullmatch(
+            r["field"] or ""
+        ):
+            f.add(
+                "row",
+                "error",
+                f"row {r['id']} has a malformed subject_id or field",
+                memory_id=r["id"],
+            )
             problems += 1
         if (scope == "user") != (r["subject_id"] == policy.USER_SUBJECT):
             f.add("row", "error", f"row {r['id']} misuses the subject id 'user'", memory_id=r["id"])
@@ -171,7 +194,13 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
         cap = int(policy.CAPS[scope]["max"])  # type: ignore[call-overload]
         if n > cap:
             where = f" for {subject}" if subject else ""
-            f.add("caps", "error", f"{n} {scope} rows{where}, over the cap of {cap}", scope=scope, subject_id=subject)
+            f.add(
+                "caps",
+                "error",
+                f"{n} {scope} rows{where}, over the cap of {cap}",
+                scope=scope,
+                subject_id=subject,
+            )
             problems += 1
     if len(rows) > policy.TOTAL_ROWS_MAX:
         f.add("caps", "error", f"{len(rows)} rows in all, over the cap of {policy.TOTAL_ROWS_MAX}")
@@ -184,7 +213,11 @@ def _check_history(conn: sqlite3.Connection, f: _Findings) -> None:
     n_ops = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
     problems = 0
     if n_ops > policy.HISTORY_MAX:
-        f.add("history", "error", f"{n_ops} operations kept, over the undo window of {policy.HISTORY_MAX}")
+        f.add(
+            "history",
+            "error",
+            f"{n_ops} operations kept, over the undo window of {policy.HISTORY_MAX}",
+        )
         problems += 1
     orphans = conn.execute(
         "SELECT COUNT(*) FROM operation_rows WHERE seq NOT IN (SELECT seq FROM operations)"
@@ -192,7 +225,9 @@ def _check_history(conn: sqlite3.Connection, f: _Findings) -> None:
     if orphans:
         f.add("history", "error", f"{orphans} operation row(s) point at no operation")
         problems += 1
-    for op_id, seq, snapshot in conn.execute("SELECT op_id, seq, snapshot FROM operations").fetchall():
+    for op_id, seq, snapshot in conn.execute(
+        "SELECT op_id, seq, snapshot FROM operations"
+    ).fetchall():
         try:
             entries = json.loads(snapshot)
             ids = {e["id"] for e in entries}
@@ -200,7 +235,9 @@ def _check_history(conn: sqlite3.Connection, f: _Findings) -> None:
             f.add("history", "error", f"operation {op_id} has an unreadable snapshot", op_id=op_id)
             problems += 1
             continue
-        indexed = {r[0] for r in conn.execute("SELECT memory_id FROM operation_rows WHERE seq = ?", (seq,))}
+        indexed = {
+            r[0] for r in conn.execute("SELECT memory_id FROM operation_rows WHERE seq = ?", (seq,))
+        }
         if ids != indexed:
             f.add("history", "error", f"operation {op_id} is not indexed consistently", op_id=op_id)
             problems += 1

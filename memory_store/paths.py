@@ -45,7 +45,9 @@ def make_private_dirs(path: str) -> None:
 
 def create_private_file(path: str) -> None:
     """Create an empty file with mode 0600 whatever the umask; refuse to follow or reuse."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+    fd = os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE
+    )
     try:
         os.fchmod(fd, FILE_MODE)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
@@ -23,7 +24,9 @@ ROW_COLUMNS = (
 )
 
 
-def envelope(command: str | None, data: Any = None, error: dict[str, Any] | None = None) -> dict[str, Any]:
+def envelope(
+    command: str | None, data: Any = None, error: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return {
         "schema": ENVELOPE_SCHEMA,
         "ok": error is None,
@@ -72,7 +75,9 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         parts.append(_rows_table(data.get("memories", []), ROW_COLUMNS))
         if "roster" in data:
             parts.append(
-                _rows_table(data["roster"], ("subject_id", "display_label", "counts", "last_updated"))
+                _rows_table(
+                    data["roster"], ("subject_id", "display_label", "counts", "last_updated")
+                )
             )
         return "\n\n".join(parts)
     if command == "status":
@@ -90,7 +95,9 @@ def table(command: str | None, data: dict[str, Any]) -> str:
                 }
                 for scope, n in counts["by_scope"].items()
             ]
-            rows.append({"scope": "total", "rows": counts["total"], "max": limits.get("total_rows")})
+            rows.append(
+                {"scope": "total", "rows": counts["total"], "max": limits.get("total_rows")}
+            )
             parts.append(_rows_table(rows, ("scope", "rows", "max", "per", "policy")))
         return "\n\n".join(parts)
     if command == "log":
@@ -103,7 +110,9 @@ def table(command: str | None, data: dict[str, Any]) -> str:
             ]
         )
     if command == "apply":
-        rows = [{"index": r["index"], "action": r["action"], **r["memory"]} for r in data["results"]]
+        rows = [
+            {"index": r["index"], "action": r["action"], **r["memory"]} for r in data["results"]
+        ]
         parts = [
             _pairs(data, skip=("results", "pruned")),
             _rows_table(rows, ("index", "action", "id", "scope", "subject_id", "field", "value")),

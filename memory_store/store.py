@@ -100,7 +100,10 @@ def check_max_chars(value: int) -> int:
     lo, hi = policy.CONTEXT_MAX_CHARS_MIN, policy.CONTEXT_MAX_CHARS_MAX
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise _error(
-            "INVALID_ARGUMENTS", f"max_chars must be an integer from {lo} to {hi}", minimum=lo, maximum=hi
+            "INVALID_ARGUMENTS",
+            f"max_chars must be an integer from {lo} to {hi}",
+            minimum=lo,
+            maximum=hi,
         )
     return value
 
@@ -108,7 +111,9 @@ def check_max_chars(value: int) -> int:
 def check_scope(value: str | None) -> str | None:
     if value is not None and value not in policy.SCOPES:
         raise _error(
-            "INVALID_ARGUMENTS", f"scope must be one of: {', '.join(policy.SCOPES)}", allowed=list(policy.SCOPES)
+            "INVALID_ARGUMENTS",
+            f"scope must be one of: {', '.join(policy.SCOPES)}",
+            allowed=list(policy.SCOPES),
         )
     return value
 
@@ -211,7 +216,9 @@ class MemoryStore:
                 )
             if version == 0:
                 if db.has_tables(conn):
-                    raise _error("STORE_CORRUPT", "the file holds a database that is not a memory store")
+                    raise _error(
+                        "STORE_CORRUPT", "the file holds a database that is not a memory store"
+                    )
                 return _Handle(conn, 0, blank=True)
             if version < db.SCHEMA_VERSION:
                 version = db.migrate(conn)
@@ -283,7 +290,9 @@ class MemoryStore:
                 for scope, n in conn.execute("SELECT scope, COUNT(*) FROM memories GROUP BY scope"):
                     by_scope[scope] = n
                 base["counts"]["total"] = sum(by_scope.values())
-                base["undo_available"] = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
+                base["undo_available"] = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[
+                    0
+                ]
             return base
         except sqlite3.Error as exc:
             raise db.translate(exc) from None
@@ -325,7 +334,9 @@ class MemoryStore:
                     supported=db.SCHEMA_VERSION,
                 )
             if version == 0 and db.has_tables(conn):
-                raise _error("STORE_CORRUPT", "the file holds a database that is not a memory store")
+                raise _error(
+                    "STORE_CORRUPT", "the file holds a database that is not a memory store"
+                )
             db.ensure_wal(conn)
             db.migrate(conn)
             h = _Handle(conn, db.SCHEMA_VERSION, blank=False)
@@ -394,7 +405,9 @@ class MemoryStore:
                 try:
                     validation.parse_body(json.dumps(body, ensure_ascii=False))
                 except (TypeError, ValueError):
-                    raise _error("INVALID_DELTA", "the delta is not JSON data", index=None, path="$") from None
+                    raise _error(
+                        "INVALID_DELTA", "the delta is not JSON data", index=None, path="$"
+                    ) from None
             deltas = validation.load_deltas(body)
             try:
                 with db.transaction(h.conn):
@@ -422,7 +435,9 @@ class MemoryStore:
         rows = db.fetch_all(conn, _SELECT + " WHERE id = ?", (memory_id,))
         return rows[0] if rows else None
 
-    def _apply_deltas(self, h: _Handle, deltas: list[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+    def _apply_deltas(
+        self, h: _Handle, deltas: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any], bool]:
         from .validation import row_key
 
         conn = h.conn
@@ -435,7 +450,9 @@ class MemoryStore:
         for i, d in enumerate(deltas):
             if d["action"] == "delete":
                 row = (
-                    self._find_by_id(conn, d["id"]) if "id" in d else self._find_by_key(conn, row_key(d))
+                    self._find_by_id(conn, d["id"])
+                    if "id" in d
+                    else self._find_by_key(conn, row_key(d))
                 )
                 if row is None:
                     raise _error(
@@ -521,7 +538,12 @@ class MemoryStore:
         conn.executemany(
             "INSERT INTO operation_rows (seq, memory_id, subject_id, row_key) VALUES (?, ?, ?, ?)",
             [
-                (op_seq, e["id"], (e["after"] or e["before"])["subject_id"], _key_of(e["after"] or e["before"]))
+                (
+                    op_seq,
+                    e["id"],
+                    (e["after"] or e["before"])["subject_id"],
+                    _key_of(e["after"] or e["before"]),
+                )
                 for e in entries
             ],
         )
@@ -536,7 +558,8 @@ class MemoryStore:
         old = [
             r[0]
             for r in conn.execute(
-                "SELECT seq FROM operations ORDER BY seq DESC LIMIT -1 OFFSET ?", (policy.HISTORY_MAX,)
+                "SELECT seq FROM operations ORDER BY seq DESC LIMIT -1 OFFSET ?",
+                (policy.HISTORY_MAX,),
             )
         ]
         for seq in old:
@@ -560,7 +583,9 @@ class MemoryStore:
 
         def count(scope: str, subject: str | None) -> int:
             if subject is None:
-                return conn.execute("SELECT COUNT(*) FROM memories WHERE scope = ?", (scope,)).fetchone()[0]
+                return conn.execute(
+                    "SELECT COUNT(*) FROM memories WHERE scope = ?", (scope,)
+                ).fetchone()[0]
             return conn.execute(
                 "SELECT COUNT(*) FROM memories WHERE scope = ? AND subject_id = ?", (scope, subject)
             ).fetchone()[0]
@@ -747,7 +772,9 @@ class MemoryStore:
             }
 
     @staticmethod
-    def _check_caps_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op_id: str) -> None:
+    def _check_caps_after_undo(
+        conn: sqlite3.Connection, entries: list[dict[str, Any]], op_id: str
+    ) -> None:
         """Restoring a deleted row must not push a kind past its cap."""
         for e in entries:
             row = e["before"]
@@ -776,7 +803,8 @@ class MemoryStore:
             if h.blank:
                 return {"operations": []}
             ops = db.fetch_all(
-                h.conn, "SELECT op_id, created_at, action, summary, rows FROM operations ORDER BY seq DESC"
+                h.conn,
+                "SELECT op_id, created_at, action, summary, rows FROM operations ORDER BY seq DESC",
             )
             return {"operations": ops}
 
@@ -804,14 +832,18 @@ class MemoryStore:
         )
         return {"count": len(rows), "memories": [_public(r) for r in rows]}
 
-    def context(self, subject_id: str | None = None, max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT) -> dict[str, Any]:
+    def context(
+        self, subject_id: str | None = None, max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT
+    ) -> dict[str, Any]:
         check_max_chars(max_chars)
         with self._open() as h:
             self._gate(h.settings())
             if subject_id is None:
                 rows = self._rows(h)
             else:
-                rows = self._rows(h, " WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
+                rows = self._rows(
+                    h, " WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id)
+                )
         user_rows = [r for r in rows if r["scope"] == "user"]
         user_rows.sort(key=lambda r: (r["updated_at"], r["write_seq"]), reverse=True)
         result: dict[str, Any] = {"subject_id": subject_id}
@@ -841,7 +873,9 @@ class MemoryStore:
             ranked = objects + relationships + user_rows + hypotheses + events
             result["subject_known"] = bool(mine)
         memories, omitted = _fit([_public(r) for r in ranked], max_chars)
-        result.update(memories=memories, truncated=omitted > 0, omitted=omitted, max_chars=max_chars)
+        result.update(
+            memories=memories, truncated=omitted > 0, omitted=omitted, max_chars=max_chars
+        )
         return result
 
     # ------------------------------------------------------------------ forgetting
@@ -861,10 +895,14 @@ class MemoryStore:
                 self._not_found(column, value, [])
             with db.transaction(conn):
                 row_column = "id" if column == "memory_id" else "subject_id"
-                live = conn.execute(f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)).fetchone()[0]
+                live = conn.execute(
+                    f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)
+                ).fetchone()[0]
                 seqs = [
                     r[0]
-                    for r in conn.execute(f"SELECT DISTINCT seq FROM operation_rows WHERE {column} = ?", (value,))
+                    for r in conn.execute(
+                        f"SELECT DISTINCT seq FROM operation_rows WHERE {column} = ?", (value,)
+                    )
                 ]
                 if not live and not seqs:
                     known = [
@@ -886,7 +924,9 @@ class MemoryStore:
     @staticmethod
     def _not_found(column: str, value: str, known: list[str]) -> None:
         if column == "memory_id":
-            raise _error("MEMORY_NOT_FOUND", "no memory has that id; nothing was deleted", memory_id=value)
+            raise _error(
+                "MEMORY_NOT_FOUND", "no memory has that id; nothing was deleted", memory_id=value
+            )
         raise _error(
             "SUBJECT_NOT_FOUND",
             "no memory is about that subject; nothing was deleted",
@@ -968,7 +1008,12 @@ class MemoryStore:
         except OSError as exc:
             raise db.translate(exc) from None
         self._remove_side_files()
-        return {"consent_enabled": False, "deleted": True, "rows_deleted": deleted_rows, "erased": erased}
+        return {
+            "consent_enabled": False,
+            "deleted": True,
+            "rows_deleted": deleted_rows,
+            "erased": erased,
+        }
 
     def _empty_and_revoke(self, conn: sqlite3.Connection) -> tuple[int, bool]:
         try:
@@ -979,7 +1024,9 @@ class MemoryStore:
                 deleted = conn.execute("DELETE FROM memories").rowcount
                 conn.execute("DELETE FROM operations")
                 conn.execute("DELETE FROM operation_rows")
-                _set(conn, consent_enabled=False, paused=True, revoked_at=_now(), erase_pending=True)
+                _set(
+                    conn, consent_enabled=False, paused=True, revoked_at=_now(), erase_pending=True
+                )
             return deleted, db.erase(conn)
         except MemoryStoreError as exc:
             if exc.code == "STORE_CORRUPT":
@@ -1017,7 +1064,9 @@ class MemoryStore:
         with self._open() as h:
             s = h.settings()
             rows = self._rows(h)
-        rows.sort(key=lambda r: (_SCOPE_ORDER[r["scope"]], r["subject_id"], r["field"], r["occurred_key"]))
+        rows.sort(
+            key=lambda r: (_SCOPE_ORDER[r["scope"]], r["subject_id"], r["field"], r["occurred_key"])
+        )
         document = {
             "format": "memory-store-export/v1",
             "exported_at": _now(),
@@ -1037,11 +1086,17 @@ class MemoryStore:
         path = os.path.abspath(os.fspath(output))
         text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = os.open(
+                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+            )
         except FileExistsError:
-            raise _error("INVALID_ARGUMENTS", "the export file already exists; choose a new name") from None
+            raise _error(
+                "INVALID_ARGUMENTS", "the export file already exists; choose a new name"
+            ) from None
         except OSError as exc:
-            raise _error("INVALID_ARGUMENTS", f"cannot create the export file: {exc.strerror}") from None
+            raise _error(
+                "INVALID_ARGUMENTS", f"cannot create the export file: {exc.strerror}"
+            ) from None
         try:
             os.fchmod(fd, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -1074,13 +1129,20 @@ def _roster(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         entry = subjects.setdefault(
             r["subject_id"],
-            {"subject_id": r["subject_id"], "display_label": None, "counts": {}, "last_updated": ""},
+            {
+                "subject_id": r["subject_id"],
+                "display_label": None,
+                "counts": {},
+                "last_updated": "",
+            },
         )
         entry["counts"][r["scope"]] = entry["counts"].get(r["scope"], 0) + 1
         entry["last_updated"] = max(entry["last_updated"], r["updated_at"])
         if r["scope"] == "object" and r["field"] == "display_label":
             entry["display_label"] = r["value"]
-    ordered = sorted(subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True)
+    ordered = sorted(
+        subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True
+    )
     return ordered[: policy.CONTEXT_ROSTER_MAX]
 
 

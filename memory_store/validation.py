@@ -58,7 +58,9 @@ def parse_body(raw: bytes | str) -> Any:
     if isinstance(raw, bytes):
         if len(raw) > policy.INPUT_BYTES_MAX:
             raise _invalid(
-                f"input is larger than {policy.INPUT_BYTES_MAX} bytes", None, "$",
+                f"input is larger than {policy.INPUT_BYTES_MAX} bytes",
+                None,
+                "$",
                 limit=policy.INPUT_BYTES_MAX,
             )
         try:
@@ -73,13 +75,15 @@ def parse_body(raw: bytes | str) -> Any:
             raise _invalid("input contains a lone surrogate", None, "$") from None
         if size > policy.INPUT_BYTES_MAX:
             raise _invalid(
-                f"input is larger than {policy.INPUT_BYTES_MAX} bytes", None, "$",
+                f"input is larger than {policy.INPUT_BYTES_MAX} bytes",
+                None,
+                "$",
                 limit=policy.INPUT_BYTES_MAX,
             )
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
-        raise _invalid("no input: expected a delta object or {\"deltas\": [...]}", None, "$")
+        raise _invalid('no input: expected a delta object or {"deltas": [...]}', None, "$")
     try:
         return json.loads(
             text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant
@@ -127,7 +131,9 @@ def _describe(error: Any) -> str:
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         return f"unknown key(s): {', '.join(extra)}"
     if v == "required":
-        missing = [k for k in expected if isinstance(error.instance, dict) and k not in error.instance]
+        missing = [
+            k for k in expected if isinstance(error.instance, dict) and k not in error.instance
+        ]
         return f"{where}: missing required key(s): {', '.join(missing) or ', '.join(expected)}"
     if v == "type":
         return f"{where} must be of type {expected}"
@@ -168,11 +174,17 @@ def _check_text(text: str, index: int, path: str) -> None:
             raise _invalid(f"{path} contains a lone surrogate", index, path)
         if cp in _FORBIDDEN_FORMAT_CHARS:
             raise _invalid(
-                f"{path} contains a forbidden character U+{cp:04X}", index, path, codepoint=f"U+{cp:04X}"
+                f"{path} contains a forbidden character U+{cp:04X}",
+                index,
+                path,
+                codepoint=f"U+{cp:04X}",
             )
         if ch not in "\t\n" and unicodedata.category(ch) == "Cc":
             raise _invalid(
-                f"{path} contains a control character U+{cp:04X}", index, path, codepoint=f"U+{cp:04X}"
+                f"{path} contains a control character U+{cp:04X}",
+                index,
+                path,
+                codepoint=f"U+{cp:04X}",
             )
 
 
@@ -195,7 +207,12 @@ def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
 
             offset = timezone(sign * timedelta(hours=hh, minutes=mm))
         dt = datetime(
-            int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second or 0),
             tzinfo=offset,
         )
         return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -273,13 +290,18 @@ def load_deltas(payload: Any) -> list[Delta]:
     else:
         items = [payload]
         prefixes = ["$"]
-    deltas = [normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes))]
+    deltas = [
+        normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes, strict=True))
+    ]
     seen: dict[tuple[str, ...], int] = {}
     for i, d in enumerate(deltas):
         key: tuple[str, ...] = ("id", d["id"]) if "id" in d else row_key(d)
         if key in seen:
             raise _invalid(
-                f"deltas {seen[key]} and {i} name the same memory", i, prefixes[i], other_index=seen[key]
+                f"deltas {seen[key]} and {i} name the same memory",
+                i,
+                prefixes[i],
+                other_index=seen[key],
             )
         seen[key] = i
     for i, d in enumerate(deltas):
@@ -375,7 +397,7 @@ _PRC_CHECK = "10X98765432"
 
 
 def _prc_id_valid(text: str) -> bool:
-    total = sum(int(c) * w for c, w in zip(text[:17], _PRC_WEIGHTS))
+    total = sum(int(c) * w for c, w in zip(text[:17], _PRC_WEIGHTS, strict=True))
     return _PRC_CHECK[total % 11] == text[17].upper()
 
 
@@ -399,6 +421,15 @@ def _iban_valid(candidate: str) -> bool:
     except ValueError:
         return False
     return number % 97 == 1
+
+
+def _is_card(candidate: str) -> bool:
+    # Card numbers are written with single spaces or dashes between groups, never
+    # with brackets, dots or a leading "+".
+    if candidate.startswith("+") or re.search(r"[().]|  |--|- | -", candidate):
+        return False
+    digits = "".join(c for c in candidate if c.isdigit())
+    return 13 <= len(digits) <= 19 and _luhn_valid(digits)
 
 
 def _is_phone(candidate: str) -> bool:
@@ -444,14 +475,7 @@ _TEXT_DETECTORS: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("api_key", lambda t: bool(_API_KEYS.search(t))),
     ("prc_id", lambda t: any(_prc_id_valid(m.group()) for m in _PRC_ID.finditer(t))),
     ("iban", lambda t: any(_iban_valid(m.group()) for m in _IBAN.finditer(t))),
-    (
-        "payment_card",
-        lambda t: any(
-            13 <= len(d) <= 19 and _luhn_valid(d)
-            for d in ("".join(c for c in m.group() if c.isdigit()) for m in _DIGIT_RUN.finditer(t))
-            if not re.search(r"[().]|  |--|- | -", m.group())
-        ),
-    ),
+    ("payment_card", lambda t: any(_is_card(m.group()) for m in _DIGIT_RUN.finditer(t))),
     ("phone", lambda t: any(_is_phone(m.group()) for m in _DIGIT_RUN.finditer(t))),
     (
         "api_key",
