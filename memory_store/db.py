@@ -276,7 +276,17 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+def m002_write_order_index(conn: sqlite3.Connection) -> None:
+    # Pruning and context read rows of one subject in write order; the new index
+    # also serves every lookup the old (subject_id, scope) index did.
+    conn.execute(
+        "CREATE INDEX memories_write_order ON memories (subject_id, scope, updated_at, write_seq)"
+    )
+    conn.execute("DROP INDEX memories_subject")
+
+
+# Append only: a released migration is never edited, renumbered or removed.
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_write_order_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

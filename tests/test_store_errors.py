@@ -1,0 +1,372 @@
+"""Contract §3, §4, §8 and §10: hostile stores. A data directory that is a file,
+symlinked or non-regular store files, files that are not this product's SQLite
+database, a schema from the future, and a lock held by someone else."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from conftest import DB_NAME, delta, fails, ok, run_cli
+
+VALID = json.dumps(delta(field="display_label", value="小A"), ensure_ascii=False)
+
+# Every command that touches the store, with --confirm where it applies.
+STORE_COMMANDS: list[list[str]] = [
+    ["status"],
+    ["enable", "--confirm"],
+    ["pause"],
+    ["resume"],
+    ["apply", "--json", VALID],
+    ["apply", "--dry-run", "--json", VALID],
+    ["undo"],
+    ["log"],
+    ["show"],
+    ["context"],
+    ["context", "--subject-id", "obj-a"],
+    ["forget", "m-0123456789abcdef", "--confirm"],
+    ["forget-object", "obj-a", "--confirm"],
+    ["revoke", "--confirm"],
+    ["clear", "--confirm"],
+    ["export"],
+]
+CMD_IDS = [" ".join(a)[:30] for a in STORE_COMMANDS]
+
+
+def snapshot(store: Path) -> dict[str, tuple[str, bytes | str]]:
+    out: dict[str, tuple[str, bytes | str]] = {}
+    for p in sorted(store.iterdir()):
+        if p.is_symlink():
+            out[p.name] = ("link", os.readlink(p))
+        elif p.is_dir():
+            out[p.name] = ("dir", ",".join(sorted(c.name for c in p.iterdir())))
+        else:
+            out[p.name] = ("file", p.read_bytes())
+    return out
+
+
+def doctor_reports_error() -> None:
+    data = ok("doctor")
+    assert data["ok"] is False
+    assert any(f["severity"] == "error" for f in data["findings"]), data["findings"]
+
+
+# ---------------------------------------------------------------------------
+# STORE_UNAVAILABLE: the data directory is a regular file
+
+
+@pytest.mark.parametrize(
+    "args", STORE_COMMANDS + [["revoke", "--delete", "--confirm"]], ids=CMD_IDS + ["revoke-delete"]
+)
+def test_data_dir_is_a_file(private_store: Path, args: list[str]) -> None:
+    private_store.parent.mkdir(parents=True, exist_ok=True)
+    private_store.write_bytes(b"i am a file")
+    r = fails("STORE_UNAVAILABLE", *args)
+    assert r.code == 6
+    assert private_store.read_bytes() == b"i am a file"
+
+
+def test_data_dir_below_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_bytes(b"x")
+    store = str(blocker / "store")
+    fails("STORE_UNAVAILABLE", "--data-dir", store, "status")
+    fails("STORE_UNAVAILABLE", "--data-dir", store, "enable", "--confirm")
+    fails("STORE_UNAVAILABLE", "--data-dir", store, "show")
+    assert blocker.read_bytes() == b"x"
+
+
+def test_doctor_on_data_dir_that_is_a_file(private_store: Path) -> None:
+    private_store.parent.mkdir(parents=True, exist_ok=True)
+    private_store.write_bytes(b"i am a file")
+    doctor_reports_error()
+
+
+# ---------------------------------------------------------------------------
+# STORE_UNSAFE: symlinks and non-regular files
+
+
+def _make_unsafe(store: Path, kind: str, tmp_path: Path) -> None:
+    if kind in ("db-symlink", "db-dangling", "wal-symlink", "shm-symlink", "db-dir"):
+        if kind.startswith(("wal", "shm")):
+            ok("enable", "--confirm")
+            ok("apply", "--json", VALID)
+        else:
+            store.mkdir(mode=0o700)
+    db = store / DB_NAME
+    if kind == "db-symlink":
+        target = tmp_path / "elsewhere.sqlite3"
+        conn = sqlite3.connect(target)
+        conn.execute("CREATE TABLE t (x)")
+        conn.commit()
+        conn.close()
+        db.symlink_to(target)
+    elif kind == "db-dangling":
+        db.symlink_to(tmp_path / "nowhere.sqlite3")
+    elif kind == "db-dir":
+        db.mkdir()
+    elif kind == "wal-symlink":
+        (store / (DB_NAME + "-wal")).symlink_to(tmp_path / "evil-wal")
+    elif kind == "shm-symlink":
+        (store / (DB_NAME + "-shm")).symlink_to(tmp_path / "evil-shm")
+
+
+UNSAFE_KINDS = ["db-symlink", "db-dangling", "db-dir", "wal-symlink", "shm-symlink"]
+
+
+@pytest.mark.parametrize("kind", UNSAFE_KINDS)
+def test_unsafe_store_files_are_refused(private_store: Path, tmp_path: Path, kind: str) -> None:
+    _make_unsafe(private_store, kind, tmp_path)
+    before = snapshot(private_store)
+    outside = sorted(p.name for p in tmp_path.iterdir())
+    for args in STORE_COMMANDS:
+        r = fails("STORE_UNSAFE", *args)
+        assert r.code == 7
+    assert snapshot(private_store) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == outside
+    assert not (tmp_path / "nowhere.sqlite3").exists()
+    assert not (tmp_path / "evil-wal").exists()
+    doctor_reports_error()
+    assert snapshot(private_store) == before
+
+
+def test_symlinked_db_target_is_untouched(private_store: Path, tmp_path: Path) -> None:
+    _make_unsafe(private_store, "db-symlink", tmp_path)
+    target = tmp_path / "elsewhere.sqlite3"
+    before = target.read_bytes()
+    fails("STORE_UNSAFE", "enable", "--confirm")
+    fails("STORE_UNSAFE", "apply", "--json", VALID)
+    fails("STORE_UNSAFE", "clear", "--confirm")
+    assert target.read_bytes() == before
+
+
+# ---------------------------------------------------------------------------
+# STORE_CORRUPT: not SQLite, damaged SQLite, someone else's SQLite
+
+
+NOT_SQLITE = b"PK\x03\x04 this is a zip, or a note, but not a database\n" * 50
+BAD_SQLITE = b"SQLite format 3\x00" + bytes(range(256)) * 16
+
+
+@pytest.mark.parametrize("args", STORE_COMMANDS, ids=CMD_IDS)
+def test_non_sqlite_file_is_corrupt_and_untouched(private_store: Path, args: list[str]) -> None:
+    private_store.mkdir(mode=0o700)
+    db = private_store / DB_NAME
+    db.write_bytes(NOT_SQLITE)
+    before = snapshot(private_store)
+    r = fails("STORE_CORRUPT", *args)
+    assert r.code == 7
+    assert db.read_bytes() == NOT_SQLITE
+    assert snapshot(private_store) == before
+
+
+@pytest.mark.parametrize(
+    "content", [BAD_SQLITE, b"x", b"SQLite format 3"], ids=["bad-page", "one-byte", "short-magic"]
+)
+def test_other_non_sqlite_files_are_corrupt_and_untouched(
+    private_store: Path, content: bytes
+) -> None:
+    private_store.mkdir(mode=0o700)
+    db = private_store / DB_NAME
+    db.write_bytes(content)
+    before = snapshot(private_store)
+    for args in (
+        ["status"],
+        ["enable", "--confirm"],
+        ["apply", "--json", VALID],
+        ["show"],
+        ["context"],
+        ["clear", "--confirm"],
+        ["revoke", "--confirm"],
+        ["export"],
+    ):
+        fails("STORE_CORRUPT", *args)
+        assert snapshot(private_store) == before, args
+    doctor_reports_error()
+    assert db.read_bytes() == content
+
+
+def test_corrupt_store_doctor_and_confirmation(private_store: Path, tmp_path: Path) -> None:
+    private_store.mkdir(mode=0o700)
+    db = private_store / DB_NAME
+    db.write_bytes(NOT_SQLITE)
+    doctor_reports_error()
+    ok("doctor", "--fix")
+    for args in (["forget", "x"], ["forget-object", "obj-a"], ["clear"], ["revoke"], ["enable"]):
+        fails("CONFIRMATION_REQUIRED", *args)
+    out = tmp_path / "out.json"
+    fails("STORE_CORRUPT", "export", "--output", str(out))
+    assert not out.exists()
+    assert db.read_bytes() == NOT_SQLITE
+    # only revoke --delete --confirm removes it
+    ok("revoke", "--delete", "--confirm")
+    assert list(private_store.iterdir()) == []
+
+
+def _damage(db: Path) -> None:
+    """Overwrite the pages after the first one, keeping a valid header."""
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    assert len(data) > page
+    for i in range(page, len(data)):
+        data[i] = 0xA5
+    db.write_bytes(bytes(data))
+
+
+def test_damaged_sqlite_store_is_corrupt(enabled: Path) -> None:
+    ok("apply", "--json", VALID)
+    db = enabled / DB_NAME
+    assert {p.name for p in enabled.iterdir()} == {DB_NAME}
+    _damage(db)
+    before = db.read_bytes()
+    for args in (
+        ["status"],
+        ["show"],
+        ["context"],
+        ["apply", "--json", VALID],
+        ["log"],
+        ["undo"],
+        ["clear", "--confirm"],
+        ["export"],
+        ["pause"],
+    ):
+        fails("STORE_CORRUPT", *args)
+    doctor_reports_error()
+    assert db.read_bytes() == before
+    ok("revoke", "--delete", "--confirm")
+    assert list(enabled.iterdir()) == []
+
+
+def _foreign_db(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE contacts (name TEXT, phone TEXT)")
+    conn.execute("INSERT INTO contacts VALUES ('someone', 'else')")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("args", STORE_COMMANDS, ids=CMD_IDS)
+def test_someone_elses_sqlite_is_corrupt(private_store: Path, args: list[str]) -> None:
+    private_store.mkdir(mode=0o700)
+    db = private_store / DB_NAME
+    _foreign_db(db)
+    os.chmod(db, 0o600)
+    before = db.read_bytes()
+    fails("STORE_CORRUPT", *args)
+    assert db.read_bytes() == before
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT * FROM contacts").fetchall() == [("someone", "else")]
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    conn.close()
+    assert tables == ["contacts"]
+
+
+def test_someone_elses_sqlite_doctor_and_revoke_delete(private_store: Path) -> None:
+    private_store.mkdir(mode=0o700)
+    _foreign_db(private_store / DB_NAME)
+    doctor_reports_error()
+    ok("revoke", "--delete", "--confirm")
+    assert list(private_store.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# SCHEMA_TOO_NEW
+
+
+def _future(store: Path) -> None:
+    conn = sqlite3.connect(store / DB_NAME)
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+
+
+def test_schema_too_new_refuses(enabled: Path, tmp_path: Path) -> None:
+    ok("apply", "--json", VALID)
+    _future(enabled)
+    out = tmp_path / "out.json"
+    before = snapshot(enabled)
+    for args in [a for a in STORE_COMMANDS if a[0] != "status"] + [
+        ["export", "--output", str(out)]
+    ]:
+        r = fails("SCHEMA_TOO_NEW", *args)
+        assert r.code == 7
+        assert r.error["details"].get("found") == 99, args
+        assert snapshot(enabled) == before, args
+    assert not out.exists()
+
+
+def test_schema_too_new_status_doctor_and_revoke_delete(enabled: Path) -> None:
+    ok("apply", "--json", VALID)
+    _future(enabled)
+    before = snapshot(enabled)
+    status = ok("status")
+    assert status["exists"] is True
+    assert status["schema_version"] == 99
+    doctor_reports_error()
+    assert snapshot(enabled) == before
+    conn = sqlite3.connect(enabled / DB_NAME)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
+    conn.close()
+    data = ok("revoke", "--delete", "--confirm")
+    assert data["deleted"] is True
+    assert list(enabled.iterdir()) == []
+    assert ok("status")["exists"] is False
+
+
+# ---------------------------------------------------------------------------
+# STORE_BUSY
+
+
+def _hold_write_lock(store: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(store / DB_NAME, isolation_level=None, timeout=0)
+    conn.execute("BEGIN IMMEDIATE")
+    return conn
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["apply", "--json", VALID],
+        ["pause"],
+        ["undo"],
+        ["forget-object", "obj-a", "--confirm"],
+        ["clear", "--confirm"],
+        ["revoke", "--confirm"],
+    ],
+    ids=["apply", "pause", "undo", "forget-object", "clear", "revoke"],
+)
+def test_store_busy_is_bounded_and_writes_nothing(enabled: Path, args: list[str]) -> None:
+    ok("apply", "--json", json.dumps(delta(subject="obj-a", field="mbti", value="INFJ")))
+    show, log, status = ok("show"), ok("log"), ok("status")
+    holder = _hold_write_lock(enabled)
+    try:
+        start = time.monotonic()
+        r = fails("STORE_BUSY", *args, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"}, timeout=30)
+        elapsed = time.monotonic() - start
+        assert r.code == 6
+        assert elapsed < 5, elapsed
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (ok("show"), ok("log"), ok("status")) == (show, log, status)
+    # the lock gone, the same command goes through
+    run_cli(*args)
+
+
+def test_store_busy_apply_then_success(enabled: Path) -> None:
+    holder = _hold_write_lock(enabled)
+    try:
+        fails("STORE_BUSY", "apply", "--json", VALID, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"})
+        # reads are not blocked by a writer in WAL mode
+        assert ok("show")["count"] == 0
+        assert ok("status")["consent_enabled"] is True
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert ok("show")["count"] == 0
+    assert ok("log")["operations"] == []
+    ok("apply", "--json", VALID, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"})
+    assert ok("show")["count"] == 1
