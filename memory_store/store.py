@@ -975,7 +975,7 @@ class MemoryStore:
         are the files overwritten and removed.
         """
         deleted_rows = 0
-        erased = True
+        clean = False  # True once SQLite itself has emptied and erased the file
         if not db.check_data_dir(self.data_dir):
             return {"consent_enabled": False, "deleted": True, "rows_deleted": 0, "erased": True}
         size = db.check_store_files(self.path)
@@ -994,13 +994,17 @@ class MemoryStore:
                     conn = None
                 if conn is not None:
                     try:
-                        deleted_rows, erased = self._empty_and_revoke(conn)
+                        deleted_rows, clean = self._empty_and_revoke(conn)
                     finally:
                         conn.close()
-        # Overwrite before unlinking so that another process still holding the
-        # file open cannot read the old bytes through its descriptor.
-        for suffix in ("", "-wal"):
-            self._zero_file(self.path + suffix)
+        if not clean:
+            # SQLite could not erase it (unreadable, newer schema, or a reader
+            # pinned old pages): overwrite before unlinking, so that a process
+            # still holding the file open cannot read the old bytes. A clean
+            # file is unlinked as it is, so an interruption never leaves a
+            # half-zeroed database behind.
+            for suffix in ("", "-wal"):
+                self._zero_file(self.path + suffix)
         try:
             os.unlink(self.path)
         except FileNotFoundError:
@@ -1012,14 +1016,16 @@ class MemoryStore:
             "consent_enabled": False,
             "deleted": True,
             "rows_deleted": deleted_rows,
-            "erased": erased,
+            "erased": True,  # the files are gone, zeroed first wherever SQLite could not erase
         }
 
     def _empty_and_revoke(self, conn: sqlite3.Connection) -> tuple[int, bool]:
         try:
             h = self._inspect(conn, allow_too_new=True)
-            if h.blank or h.version > db.SCHEMA_VERSION:
+            if h.blank:
                 return 0, True
+            if h.version > db.SCHEMA_VERSION:
+                return 0, False  # a newer release's tables: do not guess, overwrite the file
             with db.transaction(conn):
                 deleted = conn.execute("DELETE FROM memories").rowcount
                 conn.execute("DELETE FROM operations")
@@ -1030,12 +1036,12 @@ class MemoryStore:
             return deleted, db.erase(conn)
         except MemoryStoreError as exc:
             if exc.code == "STORE_CORRUPT":
-                return 0, True  # unreadable: the files are overwritten and removed below
+                return 0, False  # unreadable: the files are overwritten and removed below
             raise
         except sqlite3.Error as exc:
             err = db.translate(exc)
             if err.code == "STORE_CORRUPT":
-                return 0, True
+                return 0, False
             raise err from None
 
     @staticmethod
