@@ -155,9 +155,15 @@ def connect(db_path: str) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise translate(exc) from None
     try:
+        # secure_delete zeroes freed cells; temp_store keeps VACUUM's and sorts'
+        # scratch copies out of temporary files. synchronous=NORMAL is WAL's
+        # recommended setting: commits survive a killed process and the file
+        # stays consistent on power loss (the last commits may roll back); the
+        # erasure checkpoint still syncs, so a completed erasure is durable.
+        # busy_timeout is set by connect()'s timeout argument.
         conn.execute("PRAGMA secure_delete=ON")
         conn.execute("PRAGMA temp_store=MEMORY")
-        conn.execute(f"PRAGMA busy_timeout={timeout}")
+        conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.Error as exc:
         conn.close()
         raise translate(exc) from None

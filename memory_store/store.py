@@ -1158,6 +1158,8 @@ def _fit(memories: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str,
     The length of a list's JSON is 2 + the items' lengths + 2 per separator, so
     each item is measured once.
     """
+    if len(json.dumps(memories, ensure_ascii=False)) <= max_chars:
+        return memories, 0  # the common case: one serialization, nothing dropped
     sizes = [len(json.dumps(m, ensure_ascii=False)) for m in memories]
     total = 2 + sum(sizes) + 2 * max(len(sizes) - 1, 0)
     keep = len(memories)

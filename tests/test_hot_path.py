@@ -1,0 +1,83 @@
+"""The per-turn commands stay light: heavy imports are paid only on the paths that need them.
+
+Deterministic, not timed: it checks which modules a real ``status`` / ``context``
+process imported, so a later change cannot quietly put jsonschema or tabulate
+back on the hot path (contract §11; figures in documentation/performance.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import apply, delta, ok
+
+PROBE = """
+import json, sys
+from memory_store.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+HEAVY = ("jsonschema", "tabulate", "typing", "pathlib", "urllib", "shutil", "contextlib")
+# What the interpreter and this environment load anyway (an editable install's
+# import hook brings pathlib, for instance): only what memory-store adds counts.
+FLOOR = "import json, sys, sqlite3, argparse; print(json.dumps(sorted(sys.modules)))"
+
+
+def floor_modules() -> set[str]:
+    out = subprocess.run([sys.executable, "-c", FLOOR], capture_output=True, text=True, timeout=60)
+    return set(json.loads(out.stdout))
+
+
+def added_heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules - floor_modules() if m.split(".")[0] in HEAVY)
+
+
+def loaded_modules(*args: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if "table" not in args:
+        assert json.loads(proc.stdout)["ok"] is True
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+@pytest.fixture
+def populated(enabled: Path) -> Path:
+    apply(
+        delta(field="display_label", value="A"),
+        delta(scope="event", field="conflict", value="吵架"),
+    )
+    return enabled
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["status"], ["context", "--subject-id", "obj-a"], ["context"], ["show"], ["log"]],
+)
+def test_read_paths_import_nothing_heavy(populated: Path, args: list[str]) -> None:
+    assert added_heavy(loaded_modules(*args)) == []
+
+
+def test_status_on_absent_store_imports_nothing_heavy() -> None:
+    assert added_heavy(loaded_modules("status")) == []
+
+
+def test_apply_pays_for_jsonschema_and_table_output_for_tabulate(populated: Path) -> None:
+    body = json.dumps(delta(field="mbti", value="INTJ"))
+    assert "jsonschema" in loaded_modules("apply", "--json", body)
+    assert "tabulate" in loaded_modules("--format", "table", "status")
+
+
+def test_platformdirs_only_without_an_explicit_directory(populated: Path, monkeypatch) -> None:
+    assert "platformdirs" not in loaded_modules("status")
+    monkeypatch.delenv("MEMORY_STORE_DIR")
+    modules = loaded_modules("status")
+    assert "platformdirs" in modules
+    ok("status")  # the platformdirs path still answers with an envelope
