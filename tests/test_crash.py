@@ -1,0 +1,490 @@
+"""Crashes at any instant (contract §10): SIGKILL the CLI mid-command, then check.
+
+A template store of realistic size (about 170 rows over eight subjects, values
+near 200 characters, a full 20-operation undo history) is built once with the
+library. Each trial copies it, starts one CLI command with ``subprocess.Popen``
+and SIGKILLs it after a random delay drawn (from a seeded ``random.Random``)
+over that command's typical runtime, measured first on this machine. After the
+kill:
+
+- ``PRAGMA integrity_check`` is ``ok``;
+- every invariant of §6-§7 holds: caps per scope and subject, at most 200 rows,
+  every row's source eligible for its scope, at most 20 operations, and the
+  operation index consistent with the operations' snapshots (checked directly,
+  and ``MemoryStore.doctor()`` must say ``ok``);
+- all or nothing: the store equals either its state before the command (to the
+  byte, ids and timestamps included) or the state an uninterrupted run of the
+  same command produces (ids and timestamps aside); for ``revoke --delete`` it
+  is unchanged, empty-and-revoked or absent, never enabled with partial data;
+- the next command works, and the next write completes any erasure left pending.
+
+Default run: 20 trials. ``pytest -m slow``: 120 more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DB_NAME, delta
+
+from memory_store import MemoryStore, policy
+
+WORDS = [
+    "dinner",
+    "walk",
+    "coffee",
+    "film",
+    "weekend",
+    "promise",
+    "repair",
+    "river",
+    "晚饭",
+    "散步",
+    "周末",
+    "约会",
+    "咖啡",
+]
+SUBJECTS = [f"obj-{c}" for c in "abcdefgh"]
+
+# The commands under test. The batch apply updates four rows, adds four events to
+# a subject at its event cap (four are pruned) and two hypotheses to a subject at
+# its hypothesis cap (two are pruned), deletes two rows, adds two user rows, and
+# pushes the oldest operation out of the full undo window (which triggers erasure).
+BATCH = {
+    "deltas": [
+        *(
+            delta(subject="obj-c", field=f"fact{i}", value=f"rewritten fact {i} 改写 " + "x" * 150)
+            for i in range(4)
+        ),
+        *(
+            delta(
+                scope="event",
+                subject="obj-a",
+                field="repair",
+                value=f"new event {i} 和好 " + "y" * 120,
+                occurred_at=f"2026-12-{10 + i:02d}",
+            )
+            for i in range(4)
+        ),
+        *(
+            delta(
+                scope="hypothesis",
+                subject="obj-b",
+                field=f"fresh_reading{i}",
+                value=f"new reading {i} " + "z" * 100,
+            )
+            for i in range(2)
+        ),
+        {"action": "delete", "scope": "relationship", "subject_id": "obj-d", "field": "r0"},
+        {"action": "delete", "scope": "relationship", "subject_id": "obj-d", "field": "r1"},
+        *(
+            delta(scope="user", field=f"new_pref{i}", value=f"new preference {i} 偏好")
+            for i in range(2)
+        ),
+    ]
+}
+COMMANDS: dict[str, list[str]] = {
+    "apply": ["apply", "--json", json.dumps(BATCH, ensure_ascii=False)],
+    "undo": ["undo"],
+    "forget-object": ["forget-object", "obj-c", "--confirm"],
+    "clear": ["clear", "--confirm"],
+    "revoke-delete": ["revoke", "--delete", "--confirm"],
+}
+
+
+def long_value(rng: random.Random, tag: str) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(60))
+    return f"{tag} {words}"[: rng.randint(120, 200)].strip()
+
+
+def build_template(store_dir: Path) -> None:
+    rng = random.Random(20261130)
+    store = MemoryStore(store_dir)
+    store.enable(confirm=True)
+    store.apply(
+        {
+            "deltas": [
+                delta(scope="user", field=f"pref{i:02d}", value=long_value(rng, f"user {i}"))
+                for i in range(20)
+            ]
+        }
+    )
+    for n, s in enumerate(SUBJECTS):
+        events = 20 if s == "obj-a" else 6
+        hypotheses = 5 if s == "obj-b" else 2
+        store.apply(
+            {
+                "deltas": [
+                    *(
+                        delta(subject=s, field=f"fact{i}", value=long_value(rng, f"{s} fact {i}"))
+                        for i in range(6)
+                    ),
+                    *(
+                        delta(
+                            scope="relationship",
+                            subject=s,
+                            field=f"r{i}",
+                            value=long_value(rng, f"{s} rel {i}"),
+                        )
+                        for i in range(3)
+                    ),
+                    *(
+                        delta(
+                            scope="hypothesis",
+                            subject=s,
+                            field=f"reading{i}",
+                            value=long_value(rng, f"{s} hyp {i}"),
+                        )
+                        for i in range(hypotheses)
+                    ),
+                ]
+            }
+        )
+        for start in range(0, events, 10):
+            store.apply(
+                {
+                    "deltas": [
+                        delta(
+                            scope="event",
+                            subject=s,
+                            field="conflict" if i % 2 else "invitation",
+                            value=long_value(rng, f"{s} event {i}"),
+                            occurred_at=f"2026-{1 + n % 9:02d}-{1 + i:02d}",
+                        )
+                        for i in range(start, min(events, start + 10))
+                    ]
+                }
+            )
+    # Everyday churn: overwrites fill the undo window; their snapshots hold old values.
+    for k in range(24):
+        s = SUBJECTS[k % len(SUBJECTS)]
+        store.apply(
+            {
+                "deltas": [
+                    delta(subject=s, field=f"fact{k % 6}", value=long_value(rng, f"{s} v{k}")),
+                    delta(
+                        scope="relationship",
+                        subject=s,
+                        field="stage",
+                        value=long_value(rng, f"{s} stage {k}"),
+                    ),
+                ]
+            }
+        )
+    # The latest operation (what `undo` reverts): creates, updates and a delete.
+    store.apply(
+        {
+            "deltas": [
+                delta(subject="obj-e", field="fact0", value="last op rewrote this 最后"),
+                delta(subject="obj-e", field="nickname", value="a brand new row 新的"),
+                delta(
+                    scope="event",
+                    subject="obj-e",
+                    field="milestone",
+                    value="moved in",
+                    occurred_at="2026-11-30T20:15:00+08:00",
+                ),
+                {"action": "delete", "scope": "relationship", "subject_id": "obj-e", "field": "r2"},
+            ]
+        }
+    )
+    assert not (store_dir / (DB_NAME + "-wal")).exists()
+    status = store.status()
+    assert status["undo_available"] == policy.HISTORY_MAX
+    assert 150 <= status["counts"]["total"] <= 190
+
+
+# --------------------------------------------------------------------------- state
+
+
+def read_state(store_dir: Path) -> dict[str, Any] | None:
+    """Everything in the store, or None when it is absent (status: exists false)."""
+    path = store_dir / DB_NAME
+    if not path.exists():
+        return None
+    conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True)  # never creates a file
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        names = ("settings", "memories", "operations", "operation_rows")
+        present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert present >= set(names), present
+        state: dict[str, Any] = {"user_version": conn.execute("PRAGMA user_version").fetchone()[0]}
+        state["settings"] = dict(conn.execute("SELECT key, value FROM settings"))
+        for table, order in (
+            ("memories", "id"),
+            ("operations", "seq"),
+            ("operation_rows", "seq, memory_id"),
+        ):
+            cur = conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
+            cols = [d[0] for d in cur.description]
+            state[table] = [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+        return state
+    finally:
+        conn.close()
+
+
+_VOLATILE_SETTINGS = {"erase_pending", "revoked_at"}
+
+
+def exact(state: dict[str, Any] | None) -> Any:
+    """The state as it must be when a killed command had no effect."""
+    if state is None:
+        return None
+    settings = {k: v for k, v in state["settings"].items() if k not in _VOLATILE_SETTINGS}
+    return {**state, "settings": settings}
+
+
+def normalized(state: dict[str, Any] | None) -> Any:
+    """The state without random ids and clock times: what two full runs share."""
+    if state is None:
+        return None
+    settings = {k: v for k, v in state["settings"].items() if k not in _VOLATILE_SETTINGS}
+    row_cols = (
+        "scope",
+        "subject_id",
+        "field",
+        "occurred_key",
+        "value",
+        "source_type",
+        "source_ref",
+        "occurred_at",
+        "confidence",
+        "write_seq",
+    )
+    return {
+        "user_version": state["user_version"],
+        "settings": settings,
+        "memories": sorted(tuple(r[c] for c in row_cols) for r in state["memories"]),
+        "operations": [(o["action"], o["summary"], o["rows"]) for o in state["operations"]],
+        "operation_rows": sorted((r["subject_id"], r["row_key"]) for r in state["operation_rows"]),
+    }
+
+
+def check_invariants(store_dir: Path, state: dict[str, Any]) -> None:
+    """Contract §6-§7 over the stored rows, checked directly, then by doctor."""
+    rows = state["memories"]
+    assert len(rows) <= policy.TOTAL_ROWS_MAX
+    groups = Counter(
+        (r["scope"], r["subject_id"] if policy.CAPS[r["scope"]]["per"] == "subject" else None)
+        for r in rows
+    )
+    for (scope, subject), n in groups.items():
+        assert n <= policy.CAPS[scope]["max"], (scope, subject, n)
+    for r in rows:
+        assert r["source_type"] in policy.ELIGIBILITY[r["scope"]], r
+        assert 1 <= len(r["value"]) <= policy.VALUE_CHARS_MAX
+        assert (r["scope"] == "user") == (r["subject_id"] == "user")
+    assert len({(r["scope"], r["subject_id"], r["field"], r["occurred_key"]) for r in rows}) == len(
+        rows
+    )
+    ops = state["operations"]
+    assert len(ops) <= policy.HISTORY_MAX
+    indexed: dict[int, set[str]] = {}
+    for r in state["operation_rows"]:
+        indexed.setdefault(r["seq"], set()).add(r["memory_id"])
+    assert set(indexed) <= {o["seq"] for o in ops}  # no orphan index rows
+    for o in ops:
+        snapshot = json.loads(o["snapshot"])
+        assert {e["id"] for e in snapshot} == indexed.get(o["seq"], set()), o["op_id"]
+        assert o["rows"] == len(snapshot)
+    report = MemoryStore(store_dir).doctor()
+    assert report["ok"] is True, report["findings"]
+
+
+# --------------------------------------------------------------------------- running
+
+
+def cli(store_dir: Path, args: list[str], timeout: float = 120) -> tuple[int, dict[str, Any]]:
+    env = dict(os.environ, MEMORY_STORE_DIR=str(store_dir))
+    proc = subprocess.run(
+        [sys.executable, "-m", "memory_store", *args],
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+    )
+    assert proc.stderr == b"", proc.stderr
+    (line,) = proc.stdout.decode("utf-8").splitlines()
+    return proc.returncode, json.loads(line)
+
+
+def fresh_copy(template: Path, store_dir: Path) -> None:
+    store_dir.mkdir(mode=0o700)
+    shutil.copyfile(template / DB_NAME, store_dir / DB_NAME)
+    os.chmod(store_dir / DB_NAME, 0o600)
+
+
+def run_and_maybe_kill(store_dir: Path, args: list[str], delay: float | None) -> str:
+    """Start the command; SIGKILL it after ``delay`` seconds. 'killed' or 'completed'."""
+    env = dict(os.environ, MEMORY_STORE_DIR=str(store_dir))
+    out_path = store_dir.parent / (store_dir.name + ".out")
+    with open(out_path, "wb") as out, open(str(out_path) + ".err", "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memory_store", *args], stdout=out, stderr=err, env=env
+        )
+        try:
+            if delay is not None:
+                time.sleep(delay)
+                proc.send_signal(signal.SIGKILL)  # a no-op if it has already exited
+            code = proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    if code == -signal.SIGKILL:
+        return "killed"
+    assert Path(str(out_path) + ".err").read_bytes() == b""
+    envelope = json.loads(out_path.read_text(encoding="utf-8"))
+    assert code == 0 and envelope["ok"] is True, envelope
+    return "completed"
+
+
+class Harness:
+    """The template, each command's measured runtime and its uninterrupted result."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.template = root / "template"
+        build_template(self.template)
+        self.before = read_state(self.template)
+        self.runtime: dict[str, float] = {}
+        self.after: dict[str, Any] = {}
+        self.counter = 0
+
+    def new_dir(self) -> Path:
+        self.counter += 1
+        d = self.root / f"trial-{self.counter:04d}"
+        fresh_copy(self.template, d)
+        return d
+
+    def measure(self, name: str) -> float:
+        """The command's typical (median) wall time, and its uninterrupted end state."""
+        if name not in self.runtime:
+            times, ends = [], []
+            for _ in range(3):
+                d = self.new_dir()
+                start = time.monotonic()
+                assert run_and_maybe_kill(d, COMMANDS[name], None) == "completed"
+                times.append(time.monotonic() - start)
+                end = read_state(d)
+                if end is not None:
+                    check_invariants(d, end)
+                ends.append(normalized(end))
+            assert ends[0] == ends[1] == ends[2]  # the reference end state is deterministic
+            assert ends[0] != normalized(self.before)
+            self.runtime[name] = statistics.median(times)
+            self.after[name] = ends[0]
+        return self.runtime[name]
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Harness:
+    return Harness(tmp_path_factory.mktemp("crash"))
+
+
+def outcome_of(name: str, h: Harness, state: dict[str, Any] | None) -> str:
+    """'before' or 'after' (or a named intermediate for revoke --delete); fail otherwise."""
+    if exact(state) == exact(h.before):
+        return "before"
+    if normalized(state) == h.after[name]:
+        return "after"
+    if name == "revoke-delete" and state is not None:
+        consent = state["settings"].get("consent_enabled")
+        empty = not state["memories"] and not state["operations"] and not state["operation_rows"]
+        if consent == "0" and empty:
+            return "empty-and-revoked"
+        if consent == "0" and exact({**state, "settings": {}}) == exact(
+            {**h.before, "settings": {}}
+        ):
+            return "intact-and-revoked"
+    pytest.fail(
+        f"{name}: partial state after SIGKILL: {len(state['memories']) if state else None} rows, "
+        f"{len(state['operations']) if state else None} operations, "
+        f"settings {state['settings'] if state else None}"
+    )
+
+
+def check_next_command(name: str, store_dir: Path, state: dict[str, Any] | None) -> None:
+    code, env = cli(store_dir, ["status"])
+    assert code == 0, env
+    if state is None:
+        assert env["data"]["exists"] is False
+        code, env = cli(store_dir, ["enable", "--confirm"])  # a stale -wal is never replayed
+        assert code == 0, env
+        assert cli(store_dir, ["show"])[1]["data"]["count"] == 0
+        return
+    if env["data"]["consent_enabled"] is False:
+        code, env = cli(store_dir, ["enable", "--confirm"])
+        assert code == 0, env
+    # The next write works and completes any erasure the killed command left pending.
+    code, env = cli(
+        store_dir,
+        ["apply", "--json", json.dumps(delta(subject="obj-next", value="the next write"))],
+    )
+    assert code == 0, env
+    after = read_state(store_dir)
+    assert after is not None
+    assert after["settings"].get("erase_pending") in (None, "0")
+    check_invariants(store_dir, after)
+    assert len(after["memories"]) == len(state["memories"]) + 1
+
+
+def trial(h: Harness, name: str, rng: random.Random) -> str:
+    runtime = h.measure(name)
+    # Spread over the whole command: interpreter start-up, the transaction, the
+    # erasure after it, and a little past the typical end.
+    delay = rng.uniform(0.1, 1.15) * runtime
+    store_dir = h.new_dir()
+    run_and_maybe_kill(store_dir, COMMANDS[name], delay)
+    state = read_state(store_dir)  # integrity_check is asserted inside
+    if state is not None:
+        check_invariants(store_dir, state)
+    outcome = outcome_of(name, h, state)
+    check_next_command(name, store_dir, state)
+    shutil.rmtree(store_dir)
+    return outcome
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_sigkill_leaves_all_or_nothing(harness: Harness, name: str) -> None:
+    rng = random.Random(f"crash-{name}")
+    outcomes = Counter(trial(harness, name, rng) for _ in range(4))
+    print(name, f"runtime {harness.runtime[name]:.3f}s", dict(outcomes))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_sigkill_leaves_all_or_nothing_long(harness: Harness, name: str) -> None:
+    rng = random.Random(f"crash-long-{name}")
+    outcomes = Counter(trial(harness, name, rng) for _ in range(24))
+    print(name, f"runtime {harness.runtime[name]:.3f}s", dict(outcomes))
+    # The delays really straddle the commit: some kills landed before it, some after.
+    assert outcomes["before"] and len(outcomes) >= 2, outcomes
+
+
+def test_harness_detects_partial_state(harness: Harness, tmp_path: Path) -> None:
+    """The all-or-nothing oracle is not vacuous: half an apply is caught."""
+    harness.measure("apply")
+    store_dir = tmp_path / "partial"
+    fresh_copy(harness.template, store_dir)
+    conn = sqlite3.connect(store_dir / DB_NAME)
+    conn.execute(
+        "UPDATE memories SET value = 'half written' WHERE subject_id = 'obj-c' AND field = 'fact0'"
+    )
+    conn.commit()
+    conn.close()
+    state = read_state(store_dir)
+    with pytest.raises(pytest.fail.Exception):
+        outcome_of("apply", harness, state)
