@@ -72,9 +72,10 @@ CONVENTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 # Sensitive field names, by detector. A field is split on "_" into words; a
-# fragment of one word matches a word that starts with it (exactly, for
-# fragments shorter than four letters), a fragment with "_" matches a run of
-# words. Refusing a harmless field name is cheap, storing a secret is not.
+# fragment of one word matches that word, its plural, or the word run together
+# with a suffix such as "no", "number", "id" or "code" ("phonenumber"); a
+# fragment with "_" matches a run of words. Refusing a harmless field name is
+# cheap, storing a secret is not.
 SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
     "credential": (
         "password",
@@ -104,6 +105,8 @@ SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
         "swift",
         "alipay",
         "wechat_pay",
+        "creditcard",
+        "debitcard",
     ),
     "government_id": (
         "id_card",
@@ -118,7 +121,7 @@ SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
         "drivers_license",
         "licence_number",
     ),
-    "home_address": ("address", "home_addr", "street", "postcode", "zip_code", "zipcode"),
+    "home_address": ("address", "home_addr", "street_address", "postcode", "zip_code", "zipcode"),
     "contact": ("phone", "mobile", "telephone", "cellphone", "email", "e_mail", "wechat_id", "qq"),
     "medical": (
         "diagnosis",
@@ -135,6 +138,19 @@ SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
 
 # Value detectors, by name. Each is a regex (string) plus, for some, a checksum
 # that validation.py applies to the candidate match.
+SENSITIVE_FIELD_SUFFIXES: tuple[str, ...] = (
+    "",
+    "s",
+    "es",
+    "no",
+    "num",
+    "number",
+    "id",
+    "code",
+    "card",
+    "account",
+)
+
 SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
     "email",
     "phone",

@@ -364,7 +364,9 @@ def sensitive_field(field: str) -> str | None:
                     "_".join(words[i:]).startswith(frag) for i in range(len(words))
                 ):
                     return detector
-            elif any(w == frag or (len(frag) >= 4 and w.startswith(frag)) for w in words):
+            elif any(
+                w.startswith(frag) and w[len(frag) :] in policy.SENSITIVE_FIELD_SUFFIXES for w in words
+            ):
                 return detector
     return None
 
