@@ -276,8 +276,10 @@ HANDLERS: dict[str, Callable[[MemoryStore, argparse.Namespace], dict[str, Any]]]
 
 
 def _write(stream: Any, text: str) -> None:
-    # UTF-8 whatever the locale: the envelope is never ASCII-escaped.
-    data = (text + "\n").encode("utf-8", "surrogateescape")
+    # UTF-8 whatever the locale: the envelope is never ASCII-escaped. A lone
+    # surrogate (an undecodable byte in argv, echoed in an argparse message)
+    # becomes a \udcXX escape, which is still valid JSON and valid UTF-8.
+    data = (text + "\n").encode("utf-8", "backslashreplace")
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
         buffer.write(data)
