@@ -231,6 +231,33 @@ def erase(conn: sqlite3.Connection, wait_ms: int | None = None) -> bool:
             conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms()}")
 
 
+def open_for_overwrite(path: str) -> int | None:
+    """A write descriptor for ``path`` (never through a symlink), or None if it is absent."""
+    try:
+        return os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise translate(exc) from None
+
+
+def overwrite_with_zeros(fd: int) -> None:
+    """Overwrite an open file's bytes with zeros in place, and sync them to disk.
+
+    Works on a file already unlinked: the bytes are overwritten wherever another
+    process still holds it open.
+    """
+    try:
+        size = os.fstat(fd).st_size
+        chunk = bytes(65536)
+        offset = 0
+        while offset < size:
+            offset += os.pwrite(fd, chunk[: min(len(chunk), size - offset)], offset)
+        os.fsync(fd)
+    except OSError as exc:
+        raise translate(exc) from None
+
+
 # ---------------------------------------------------------------------------
 # Migrations: each runs in the same transaction as its user_version bump.
 

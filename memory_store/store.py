@@ -997,20 +997,28 @@ class MemoryStore:
                         deleted_rows, clean = self._empty_and_revoke(conn)
                     finally:
                         conn.close()
-        if not clean:
-            # SQLite could not erase it (unreadable, newer schema, or a reader
-            # pinned old pages): overwrite before unlinking, so that a process
-            # still holding the file open cannot read the old bytes. A clean
-            # file is unlinked as it is, so an interruption never leaves a
-            # half-zeroed database behind.
-            for suffix in ("", "-wal"):
-                self._zero_file(self.path + suffix)
+        # Where SQLite could not erase the files (unreadable, newer schema, or a
+        # reader pinned old pages) they are overwritten with zeros, so that a
+        # process still holding them open cannot read the old bytes. The
+        # database is opened first and unlinked before a byte of it is
+        # overwritten: an interruption leaves it intact or absent, never a
+        # half-zeroed database at the store's path. A clean file is unlinked
+        # as it is.
+        fd = None if clean else db.open_for_overwrite(self.path)
         try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise db.translate(exc) from None
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise db.translate(exc) from None
+            if not clean:
+                if fd is not None:
+                    db.overwrite_with_zeros(fd)
+                self._zero_file(self.path + "-wal")
+        finally:
+            if fd is not None:
+                os.close(fd)
         self._remove_side_files()
         return {
             "consent_enabled": False,
