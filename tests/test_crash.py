@@ -12,13 +12,18 @@ kill:
   every row's source eligible for its scope, at most 20 operations, and the
   operation index consistent with the operations' snapshots (checked directly,
   and ``MemoryStore.doctor()`` must say ``ok``);
-- all or nothing: the store equals either its state before the command (to the
-  byte, ids and timestamps included) or the state an uninterrupted run of the
+- all or nothing: the store equals either its state before the command (row for
+  row, ids and timestamps included) or the state an uninterrupted run of the
   same command produces (ids and timestamps aside); for ``revoke --delete`` it
   is unchanged, empty-and-revoked or absent, never enabled with partial data;
 - the next command works, and the next write completes any erasure left pending.
 
-Default run: 21 trials. ``pytest -m slow``: 140 more.
+``revoke --delete`` is also killed on the two paths where SQLite cannot erase the
+file itself and the command overwrites it: a (large) store from a newer release,
+and a store whose old pages another process pins with an open read transaction.
+
+Default run: 21 trials (3 per scenario). ``pytest -m slow``: 140 more (20 per
+scenario, and 20 more for a scenario whose kills did not straddle the commit).
 """
 
 from __future__ import annotations
@@ -454,6 +459,10 @@ class Harness:
             self.after[name] = ends[0]
         return self.runtime[name]
 
+    def remeasure(self, name: str) -> float:
+        self.runtime.pop(name, None)
+        return self.measure(name)
+
 
 @pytest.fixture(scope="module")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Harness:
@@ -541,9 +550,17 @@ def test_sigkill_leaves_all_or_nothing(harness: Harness, name: str) -> None:
 def test_sigkill_leaves_all_or_nothing_long(harness: Harness, name: str) -> None:
     rng = random.Random(f"crash-long-{name}")
     outcomes = Counter(trial(harness, name, rng) for _ in range(20))
+
+    def straddled() -> bool:  # some kills landed before the commit, some after it
+        return bool(outcomes["before"]) and len(outcomes) >= 2
+
+    if not straddled():
+        # The machine's speed changed since the runtime was measured: measure
+        # again and run a second round (every trial is still fully checked).
+        harness.remeasure(name)
+        outcomes.update(trial(harness, name, rng) for _ in range(20))
     print(name, f"runtime {harness.runtime[name]:.3f}s", dict(outcomes))
-    # The delays really straddle the commit: some kills landed before it, some after.
-    assert outcomes["before"] and len(outcomes) >= 2, outcomes
+    assert straddled(), outcomes
 
 
 def test_harness_detects_partial_state(harness: Harness, tmp_path: Path) -> None:
