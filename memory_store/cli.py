@@ -78,8 +78,18 @@ def _scope(text: str) -> str:
     return text
 
 
+def _text(text: str) -> str:
+    # An argv byte that is not UTF-8 arrives as a lone surrogate; no id or
+    # subject can contain one.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError("must be valid UTF-8 text") from None
+    return text
+
+
 def _nonempty(text: str) -> str:
-    if not text.strip():
+    if not _text(text).strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return text
 
@@ -106,20 +116,28 @@ COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
     ),
     "undo": (
         "Revert the latest operation, or the one named.",
-        [(("--op-id",), {"metavar": "ID", "help": "the operation to revert (see log)"})],
+        [
+            (
+                ("--op-id",),
+                {"metavar": "ID", "type": _text, "help": "the operation to revert (see log)"},
+            )
+        ],
     ),
     "log": ("List the undoable operations, newest first.", []),
     "show": (
         "Show everything stored, optionally for one subject or scope.",
         [
-            (("--subject-id",), {"metavar": "S", "help": "only this subject"}),
+            (("--subject-id",), {"metavar": "S", "type": _text, "help": "only this subject"}),
             (("--scope",), {"type": _scope, "metavar": "K", "help": "only this scope"}),
         ],
     ),
     "context": (
         "Recall what matters for one subject, within a character budget.",
         [
-            (("--subject-id",), {"metavar": "S", "help": "the person being discussed"}),
+            (
+                ("--subject-id",),
+                {"metavar": "S", "type": _text, "help": "the person being discussed"},
+            ),
             (
                 ("--max-chars",),
                 {
@@ -306,7 +324,9 @@ def _emit(
 ) -> None:
     if fmt == "table":
         if error is not None:
-            _write(sys.stderr, f"memory-store: {error.code}: {error.message}")
+            # One line, whatever the message echoes of what the user typed.
+            message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in error.message)
+            _write(sys.stderr, f"memory-store: {error.code}: {message}")
         else:
             from .render import table
 
@@ -315,8 +335,8 @@ def _emit(
     _write(sys.stdout, dumps(envelope(command, data, error.to_dict() if error else None)))
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+def _run(args: list[str]) -> tuple[str | None, str, object, MemoryStoreError | None]:
+    """Parse and run one command: (command, format, data, error); never raises."""
     command: str | None = None
     fmt = _format_from_argv(args)
     try:
@@ -331,32 +351,35 @@ def main(argv: list[str] | None = None) -> int:
                 message += " (global options go before the command)"
             raise MemoryStoreError("INVALID_ARGUMENTS", message, {}) from None
         command, fmt = ns.command, ns.format
-        data = HANDLERS[command](MemoryStore(ns.data_dir), ns)
-        _emit(command, fmt, data)
-        return 0
-    except SystemExit as exc:  # --help
-        return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
+        return command, fmt, HANDLERS[command](MemoryStore(ns.data_dir), ns), None
     except MemoryStoreError as exc:
-        _emit(command, fmt, error=exc)
-        return exc.exit_status
+        return command, fmt, None, exc
     except KeyboardInterrupt:
-        _emit(command, fmt, error=MemoryStoreError("INTERNAL_ERROR", "interrupted", {}))
-        return 1
+        return command, fmt, None, MemoryStoreError("INTERNAL_ERROR", "interrupted", {})
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback reaches the user
         if os.environ.get(ENV_DEBUG) == "1":
             import traceback
 
             traceback.print_exc()
-        _emit(
-            command,
-            fmt,
-            error=MemoryStoreError(
-                "INTERNAL_ERROR",
-                f"unexpected {type(exc).__name__}; rerun with {ENV_DEBUG}=1 for details",
-                {},
-            ),
-        )
-        return 1
+        message = f"unexpected {type(exc).__name__}; rerun with {ENV_DEBUG}=1 for details"
+        return command, fmt, None, MemoryStoreError("INTERNAL_ERROR", message, {})
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        command, fmt, data, error = _run(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help: the one exception to the envelope
+        return exc.code if isinstance(exc.code, int) else 0
+    status = error.exit_status if error is not None else 0
+    try:
+        _emit(command, fmt, data, error)
+    except BrokenPipeError:
+        # Whoever read stdout has gone. Point stdout at the null device so that
+        # the interpreter's final flush stays quiet, and keep the exit status.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return status
 
 
 __all__ = ["COMMANDS", "__version__", "build_command_parser", "build_parser", "main"]

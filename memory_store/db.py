@@ -136,9 +136,13 @@ def check_header(db_path: str) -> None:
 # Connections
 
 
-def _uri_path(path: str) -> str:
-    # What a file: URI cannot carry literally (urllib.parse is too slow to import here).
-    return path.replace("%", "%25").replace("?", "%3F").replace("#", "%23")
+def _uri(path: str) -> bytes:
+    # A read-write, never-create URI for the file. Built from the file-system
+    # encoding of the path (so undecodable bytes in a directory name survive),
+    # escaping what a file: URI cannot carry literally; urllib.parse is too
+    # slow to import on this path.
+    raw = os.fsencode(path).replace(b"%", b"%25").replace(b"?", b"%3F").replace(b"#", b"%23")
+    return b"file:" + raw + b"?mode=rw"
 
 
 def connect(db_path: str) -> sqlite3.Connection:
@@ -146,7 +150,7 @@ def connect(db_path: str) -> sqlite3.Connection:
     timeout = busy_timeout_ms()
     try:
         conn = sqlite3.connect(
-            f"file:{_uri_path(db_path)}?mode=rw",
+            _uri(db_path),
             uri=True,
             isolation_level=None,  # we issue BEGIN IMMEDIATE ourselves
             timeout=timeout / 1000,

@@ -108,6 +108,21 @@ def check_max_chars(value: int) -> int:
     return value
 
 
+def check_text(name: str, value: str | None) -> str | None:
+    """An id or subject given by the caller: a non-empty string of valid UTF-8."""
+    if value is None:
+        return None
+    ok = isinstance(value, str) and value.strip() != ""
+    if ok:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            ok = False
+    if not ok:
+        raise _error("INVALID_ARGUMENTS", f"{name} must be non-empty UTF-8 text", argument=name)
+    return value
+
+
 def check_scope(value: str | None) -> str | None:
     if value is not None and value not in policy.SCOPES:
         raise _error(
@@ -237,17 +252,23 @@ class MemoryStore:
             raise _error("MEMORY_PAUSED", "memory is paused; nothing was read or written")
 
     def _finish_erasure(self, h: _Handle, needed: bool, wait_ms: int | None = None) -> bool:
-        """Erase freed bytes after a commit; remember in the store when it could not finish."""
-        pending = needed or h.settings()["erase_pending"]
-        if not pending:
-            return True
-        done = db.erase(h.conn, wait_ms)
+        """Erase freed bytes after a commit; True when the erasure is complete.
+
+        The write itself has committed (and set ``erase_pending`` in the same
+        transaction), so nothing here may turn it into a failure: if erasure
+        cannot finish (a reader pins old pages, the disk is full), the flag
+        stays set and the next write completes the job.
+        """
         try:
+            if not (needed or h.settings()["erase_pending"]):
+                return True
+            if not db.erase(h.conn, wait_ms):
+                return False
             with db.transaction(h.conn):
-                _set(h.conn, erase_pending=not done)
-        except MemoryStoreError:
-            pass  # the flag set by the write itself stays; the next write retries
-        return done
+                _set(h.conn, erase_pending=False)
+            return True
+        except (MemoryStoreError, sqlite3.Error):
+            return False
 
     # ------------------------------------------------------------------ status
 
@@ -590,14 +611,25 @@ class MemoryStore:
                 "SELECT COUNT(*) FROM memories WHERE scope = ? AND subject_id = ?", (scope, subject)
             ).fetchone()[0]
 
+        replaced: dict[tuple[str, str | None], int] = {}  # rows pruned per group so far
+
         def over_index(group: tuple[str, str | None] | None, start: int, cap: int) -> int:
-            """First delta that adds a row to the kind while it is over its cap."""
+            """First delta that adds a row to the kind while it is over its cap.
+
+            For the store-wide cap, a row created in a group that pruned one of
+            its own old rows only replaces it and adds nothing to the total.
+            """
+            credits = dict(replaced) if group is None else {}
             running = start
             first_create = None
             for r in results:
                 if group is not None and group_of(r["memory"]) != group:
                     continue
                 if r["action"] == "created":
+                    g = group_of(r["memory"])
+                    if credits.get(g):
+                        credits[g] -= 1
+                        continue
                     running += 1
                     first_create = r["index"] if first_create is None else first_create
                     if running > cap:
@@ -661,6 +693,7 @@ class MemoryStore:
                 )
             for row in candidates[:need]:
                 self._prune(conn, row, touched, pruned)
+            replaced[g] = need
 
         total = conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
         if total > policy.TOTAL_ROWS_MAX and groups:
@@ -678,7 +711,7 @@ class MemoryStore:
                     "MEMORY_LIMIT_REACHED",
                     f"the store holds its maximum of {policy.TOTAL_ROWS_MAX} rows and nothing more can be "
                     "pruned; ask the user to archive or forget old subjects",
-                    index=over_index(None, total - net - len(pruned), policy.TOTAL_ROWS_MAX),
+                    index=over_index(None, total - net + len(pruned), policy.TOTAL_ROWS_MAX),
                     scope=None,
                     limit=policy.TOTAL_ROWS_MAX,
                     count=total - len(candidates),
@@ -701,6 +734,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ undo / log
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
+        check_text("op_id", op_id)
         with self._open() as h:
             if h.blank:
                 raise _error("NOTHING_TO_UNDO", "there is no operation to undo")
@@ -817,6 +851,7 @@ class MemoryStore:
 
     def show(self, subject_id: str | None = None, scope: str | None = None) -> dict[str, Any]:
         check_scope(scope)
+        check_text("subject_id", subject_id)
         with self._open() as h:
             clauses, params = [], []
             if subject_id is not None:
@@ -836,6 +871,7 @@ class MemoryStore:
         self, subject_id: str | None = None, max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT
     ) -> dict[str, Any]:
         check_max_chars(max_chars)
+        check_text("subject_id", subject_id)
         with self._open() as h:
             self._gate(h.settings())
             if subject_id is None:
@@ -881,10 +917,12 @@ class MemoryStore:
     # ------------------------------------------------------------------ forgetting
 
     def forget(self, memory_id: str, confirm: bool = False) -> dict[str, Any]:
+        check_text("memory_id", memory_id)
         _require_confirm(confirm, "forget")
         return self._forget("memory_id", memory_id)
 
     def forget_object(self, subject_id: str, confirm: bool = False) -> dict[str, Any]:
+        check_text("subject_id", subject_id)
         _require_confirm(confirm, "forget-object")
         return self._forget("subject_id", subject_id)
 

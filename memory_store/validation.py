@@ -116,6 +116,15 @@ def _validator() -> Any:
     return cls(schema)
 
 
+def _key_text(key: str) -> str:
+    """A key as it may appear in a message: escaped if it is not printable UTF-8."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return ascii(key)
+    return key if key.isprintable() else ascii(key)
+
+
 def _json_path(prefix: str, parts: Any) -> str:
     out = prefix
     for part in parts:
@@ -129,7 +138,7 @@ def _describe(error: Any) -> str:
     v, expected = error.validator, error.validator_value
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"unknown key(s): {', '.join(extra)}"
+        return f"unknown key(s): {', '.join(map(_key_text, extra))}"
     if v == "required":
         missing = [
             k for k in expected if isinstance(error.instance, dict) and k not in error.instance
@@ -238,7 +247,12 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
             work[key] = work[key].strip()
     error = _first_schema_error(work)
     if error is not None:
-        raise _invalid(_describe(error), index, _json_path(prefix, error.absolute_path))
+        path = _json_path(prefix, error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            if extra:
+                path += "." + _key_text(extra[0])
+        raise _invalid(_describe(error), index, path)
     for key, regex in (("subject_id", _SUBJECT_RE), ("field", _FIELD_RE)):
         if key in work and not regex.fullmatch(work[key]):
             raise _invalid(f"{key} does not match {regex.pattern}", index, f"{prefix}.{key}")
@@ -275,7 +289,11 @@ def load_deltas(payload: Any) -> list[Delta]:
     if isinstance(payload, dict) and "deltas" in payload:
         extra = sorted(set(payload) - {"deltas"})
         if extra:
-            raise _invalid(f"unknown key(s) beside deltas: {', '.join(extra)}", None, "$")
+            raise _invalid(
+                f"unknown key(s) beside deltas: {', '.join(map(_key_text, extra))}",
+                None,
+                "$." + _key_text(extra[0]),
+            )
         items = payload["deltas"]
         if not isinstance(items, list):
             raise _invalid("deltas must be a list", None, "$.deltas")
@@ -365,7 +383,8 @@ def sensitive_field(field: str) -> str | None:
                 ):
                     return detector
             elif any(
-                w.startswith(frag) and w[len(frag) :] in policy.SENSITIVE_FIELD_SUFFIXES for w in words
+                w.startswith(frag) and w[len(frag) :] in policy.SENSITIVE_FIELD_SUFFIXES
+                for w in words
             ):
                 return detector
     return None

@@ -111,12 +111,24 @@ def fails(code: str, *args: str, **kwargs: Any) -> Result:
     return r
 
 
-def delta(scope: str = "object", subject: str = "obj-a", field: str = "display_label", value: str = "A",
-          source: str | None = None, **extra: Any) -> dict[str, Any]:
+def delta(
+    scope: str = "object",
+    subject: str = "obj-a",
+    field: str = "display_label",
+    value: str = "A",
+    source: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     """A valid delta with sensible defaults per scope."""
-    default_source = {"user": "user_explicit", "hypothesis": "assistant_inference"}.get(scope, "user_report")
-    d: dict[str, Any] = {"scope": scope, "field": field, "value": value,
-                         "source_type": source or default_source}
+    default_source = {"user": "user_explicit", "hypothesis": "assistant_inference"}.get(
+        scope, "user_report"
+    )
+    d: dict[str, Any] = {
+        "scope": scope,
+        "field": field,
+        "value": value,
+        "source_type": source or default_source,
+    }
     if scope != "user":
         d["subject_id"] = subject
     if scope == "event":
@@ -139,7 +151,11 @@ def apply(*deltas: dict[str, Any], store: str | None = None, dry_run: bool = Fal
 
 
 def store_files(store_dir: Path) -> list[Path]:
-    return [store_dir / (DB_NAME + s) for s in ("", "-wal", "-shm") if (store_dir / (DB_NAME + s)).exists()]
+    return [
+        store_dir / (DB_NAME + s)
+        for s in ("", "-wal", "-shm")
+        if (store_dir / (DB_NAME + s)).exists()
+    ]
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ def seed(store_dir: Path, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
     s = MemoryStore(store_dir)
     out: list[dict[str, Any]] = []
     for i in range(0, len(deltas), 20):
-        chunk = deltas[i:i + 20]
+        chunk = deltas[i : i + 20]
         body = chunk[0] if len(chunk) == 1 else {"deltas": chunk}
         out += [r["memory"] for r in s.apply(body)["results"]]
     return out
@@ -71,23 +71,37 @@ def users(n: int, start: int = 0) -> list[dict[str, Any]]:
 
 
 def objects(subject: str, n: int, start: int = 0) -> list[dict[str, Any]]:
-    return [delta("object", subject, f"o{i:02d}", f"{subject} fact {i}")
-            for i in range(start, start + n)]
+    return [
+        delta("object", subject, f"o{i:02d}", f"{subject} fact {i}")
+        for i in range(start, start + n)
+    ]
 
 
 def rels(subject: str, n: int, start: int = 0) -> list[dict[str, Any]]:
-    return [delta("relationship", subject, f"r{i:02d}", f"{subject} rel {i}")
-            for i in range(start, start + n)]
+    return [
+        delta("relationship", subject, f"r{i:02d}", f"{subject} rel {i}")
+        for i in range(start, start + n)
+    ]
 
 
 def events(subject: str, n: int, start: int = 0) -> list[dict[str, Any]]:
-    return [delta("event", subject, f"e{i:02d}", f"{subject} event {i}",
-                  occurred_at=f"2026-03-{(i % 28) + 1:02d}") for i in range(start, start + n)]
+    return [
+        delta(
+            "event",
+            subject,
+            f"e{i:02d}",
+            f"{subject} event {i}",
+            occurred_at=f"2026-03-{(i % 28) + 1:02d}",
+        )
+        for i in range(start, start + n)
+    ]
 
 
 def hyps(subject: str, n: int, start: int = 0) -> list[dict[str, Any]]:
-    return [delta("hypothesis", subject, f"h{i:02d}", f"{subject} guess {i}")
-            for i in range(start, start + n)]
+    return [
+        delta("hypothesis", subject, f"h{i:02d}", f"{subject} guess {i}")
+        for i in range(start, start + n)
+    ]
 
 
 def delete_of(row: dict[str, Any]) -> dict[str, Any]:
@@ -138,15 +152,26 @@ def test_object_and_relationship_caps_per_subject(store: Path) -> None:
     assert refused(objects("obj-a", 1, 15)[0])["index"] == 0
     assert refused(rels("obj-a", 1, 10)[0])["index"] == 0
     # An update and another subject's row go through; the over-cap delta is named.
-    details = refused(delta("object", "obj-a", "o00", "updated"), objects("obj-b", 1)[0],
-                      objects("obj-a", 1, 15)[0])
+    details = refused(
+        delta("object", "obj-a", "o00", "updated"),
+        objects("obj-b", 1)[0],
+        objects("obj-a", 1, 15)[0],
+    )
     assert details["index"] == 2
-    details = refused(rels("obj-b", 1)[0], delta("relationship", "obj-a", "r03", "changed"),
-                      rels("obj-a", 1, 10)[0], objects("obj-b", 1)[0])
+    details = refused(
+        rels("obj-b", 1)[0],
+        delta("relationship", "obj-a", "r03", "changed"),
+        rels("obj-a", 1, 10)[0],
+        objects("obj-b", 1)[0],
+    )
     assert details["index"] == 2
     # obj-c holds 13 objects: the 14th and 15th fit, the 16th (index 3) does not.
-    details = refused(objects("obj-c", 1, 13)[0], objects("obj-b", 1)[0],
-                      objects("obj-c", 1, 14)[0], objects("obj-c", 1, 15)[0])
+    details = refused(
+        objects("obj-c", 1, 13)[0],
+        objects("obj-b", 1)[0],
+        objects("obj-c", 1, 14)[0],
+        objects("obj-c", 1, 15)[0],
+    )
     assert details["index"] == 3
     assert state(store) == before
 
@@ -157,11 +182,15 @@ def test_object_and_relationship_caps_per_subject(store: Path) -> None:
     # And obj-c can still reach its own cap.
     apply(*objects("obj-c", 2, 13))
     # A full kind may be tidied: delete one and create one in the same batch.
-    data = apply({"action": "delete", "scope": "relationship", "subject_id": "obj-a",
-                  "field": "r00"}, rels("obj-a", 1, 10)[0]).data
+    data = apply(
+        {"action": "delete", "scope": "relationship", "subject_id": "obj-a", "field": "r00"},
+        rels("obj-a", 1, 10)[0],
+    ).data
     assert [r["action"] for r in data["results"]] == ["deleted", "created"]
-    data = apply(objects("obj-a", 1, 15)[0], {"action": "delete", "scope": "object",
-                                              "subject_id": "obj-a", "field": "o00"}).data
+    data = apply(
+        objects("obj-a", 1, 15)[0],
+        {"action": "delete", "scope": "object", "subject_id": "obj-a", "field": "o00"},
+    ).data
     assert [r["action"] for r in data["results"]] == ["created", "deleted"]
 
     c = counts()["by_scope"]
@@ -177,8 +206,10 @@ def test_object_and_relationship_caps_per_subject(store: Path) -> None:
 
 def test_event_cap_prunes_least_recently_written_not_oldest_occurred(store: Path) -> None:
     # e00 is written first but happened last; e19 is written last but happened first.
-    evs = [delta("event", "obj-a", f"e{i:02d}", f"event {i}", occurred_at=f"2026-01-{20 - i:02d}")
-           for i in range(20)]
+    evs = [
+        delta("event", "obj-a", f"e{i:02d}", f"event {i}", occurred_at=f"2026-01-{20 - i:02d}")
+        for i in range(20)
+    ]
     seed(store, evs)
     seed(store, events("obj-b", 3))
     # Rewriting e00 makes it the most recently written row.
@@ -205,8 +236,9 @@ def test_event_cap_prunes_least_recently_written_not_oldest_occurred(store: Path
 
     # Several at once: the three least recently written go, in that order (ties on
     # updated_at within one batch are broken by write order).
-    data = apply(*[delta("event", "obj-a", f"n{i}", f"new {i}", occurred_at="2026-02-01")
-                   for i in range(3)]).data
+    data = apply(
+        *[delta("event", "obj-a", f"n{i}", f"new {i}", occurred_at="2026-02-01") for i in range(3)]
+    ).data
     assert data["pruned"] == [by_key[("obj-a", f"e{i:02d}")] for i in (1, 2, 3)]
     assert ok("undo")["restored"] == data["pruned"]
     assert show() == before
@@ -217,8 +249,10 @@ def test_event_prune_order_is_by_updated_at_first(store: Path) -> None:
     # Backdate e10: it was written later (higher write sequence) but longer ago.
     conn = sqlite3.connect(store / DB_NAME)
     with conn:
-        conn.execute("UPDATE memories SET updated_at = ? WHERE id = ?",
-                     ("2020-01-01T00:00:00Z", rows[10]["id"]))
+        conn.execute(
+            "UPDATE memories SET updated_at = ? WHERE id = ?",
+            ("2020-01-01T00:00:00Z", rows[10]["id"]),
+        )
     conn.close()
     before = {r["id"]: r for r in show()}
     data = apply(*events("obj-a", 2, 20)).data
@@ -274,9 +308,11 @@ def test_global_cap_prunes_events_and_hypotheses_store_wide(store: Path) -> None
     before = {(r["subject_id"], r["field"]): r for r in show()}
 
     # h00 is rewritten by this apply, so it is not pruned although it is the oldest.
-    data = apply(delta("hypothesis", "hyp-s", "h00", "revised"),
-                 delta("object", "s10", "display_label", "Ten"),
-                 delta("relationship", "s10", "stage", "new")).data
+    data = apply(
+        delta("hypothesis", "hyp-s", "h00", "revised"),
+        delta("object", "s10", "display_label", "Ten"),
+        delta("relationship", "s10", "stage", "new"),
+    ).data
     assert [r["action"] for r in data["results"]] == ["updated", "created", "created"]
     assert data["pruned"] == [before[("hyp-s", "h01")], before[("hyp-s", "h02")]]
     assert counts()["total"] == TOTAL
@@ -284,12 +320,21 @@ def test_global_cap_prunes_events_and_hypotheses_store_wide(store: Path) -> None
 
     # Events go as well, store-wide, once the older hypotheses are gone.
     data = apply(*[delta("object", "s10", f"f{i}", "x") for i in range(4)]).data
-    assert data["pruned"] == [before[("hyp-s", "h03")], before[("hyp-s", "h04")],
-                              before[("s0", "e00")], before[("s0", "e01")]]
+    assert data["pruned"] == [
+        before[("hyp-s", "h03")],
+        before[("hyp-s", "h04")],
+        before[("s0", "e00")],
+        before[("s0", "e01")],
+    ]
     c = counts()
     assert c["total"] == TOTAL
-    assert c["by_scope"] == {"user": 0, "object": 5, "relationship": 1, "event": 193,
-                             "hypothesis": 1}
+    assert c["by_scope"] == {
+        "user": 0,
+        "object": 5,
+        "relationship": 1,
+        "event": 193,
+        "hypothesis": 1,
+    }
 
     # Undo restores exactly, newest first.
     ok("undo")
@@ -305,25 +350,34 @@ def test_global_cap_refuses_when_only_profile_rows_remain(store: Path) -> None:
     seed(store, deltas)
     c = counts()
     assert c["total"] == TOTAL
-    assert c["by_scope"] == {"user": 30, "object": 105, "relationship": 65, "event": 0,
-                             "hypothesis": 0}
+    assert c["by_scope"] == {
+        "user": 30,
+        "object": 105,
+        "relationship": 65,
+        "event": 0,
+        "hypothesis": 0,
+    }
     before = state(store)
 
     # No per-kind cap is hit, but the store is full and nothing may be pruned.
     details = refused(delta("object", "s8", "display_label", "Eight"))
     assert details["index"] == 0
-    details = refused(delta("user", field="u00", value="changed"),
-                      delta("event", "s8", "conflict", "argued"))
+    details = refused(
+        delta("user", field="u00", value="changed"), delta("event", "s8", "conflict", "argued")
+    )
     assert details["index"] == 1
     # The new event itself is never pruned to make room for itself.
     refused(*hyps("s8", 1))
     assert state(store) == before
 
     # Updates still work; a delete makes room.
-    assert apply(delta("user", field="u00", value="changed")).data["results"][0]["action"] \
-        == "updated"
-    data = apply({"action": "delete", "scope": "relationship", "subject_id": "s1",
-                  "field": "r00"}, delta("event", "s8", "conflict", "argued")).data
+    assert (
+        apply(delta("user", field="u00", value="changed")).data["results"][0]["action"] == "updated"
+    )
+    data = apply(
+        {"action": "delete", "scope": "relationship", "subject_id": "s1", "field": "r00"},
+        delta("event", "s8", "conflict", "argued"),
+    ).data
     assert [r["action"] for r in data["results"]] == ["deleted", "created"]
     assert counts()["total"] == TOTAL
     # Now one event exists to be pruned for a new profile row, and then nothing.
@@ -336,13 +390,37 @@ def test_global_cap_refuses_when_only_profile_rows_remain(store: Path) -> None:
     assert state(store) == snapshot
 
 
+def test_global_refusal_names_the_delta_that_goes_over(store: Path) -> None:
+    """§7: the refusal's details.index is the first delta that adds a row over the cap.
+
+    199 rows: 194 profile rows and obj-h's five hypotheses. The batch writes five new
+    hypotheses for obj-h (the per-subject cap prunes the five old ones, so they add
+    nothing), then two objects: the first brings the store to 200, the second (index 6)
+    takes it over. Delta 0 takes nothing over the cap, on any reading.
+    """
+    deltas = users(30)
+    for s in range(1, 7):
+        deltas += objects(f"s{s}", 15) + rels(f"s{s}", 10)
+    deltas += objects("s7", 14) + hyps("obj-h", 5)
+    seed(store, deltas)
+    assert counts()["total"] == TOTAL - 1
+    before = state(store)
+    batch = hyps("obj-h", 5, 5) + [delta("object", "s8", "a", "x"), delta("object", "s8", "b", "x")]
+    details = refused(*batch)
+    assert state(store) == before
+    assert details["index"] == 6, details
+    # Without the second object the same batch fits: five pruned, five written, one added.
+    data = apply(*batch[:6]).data
+    assert len(data["pruned"]) == 5
+    assert counts()["total"] == TOTAL
+
+
 # --------------------------------------------------------------------------- undo history
 
 
 def test_undo_history_keeps_the_twenty_most_recent(store: Path) -> None:
     s = MemoryStore(store)
-    op_ids = [s.apply(delta("user", field=f"f{i:02d}", value=f"v{i}"))["op_id"]
-              for i in range(20)]
+    op_ids = [s.apply(delta("user", field=f"f{i:02d}", value=f"v{i}"))["op_id"] for i in range(20)]
     # The last five through the CLI, which trims the history.
     for i in range(20, 25):
         op_ids.append(apply(delta("user", field=f"f{i:02d}", value=f"v{i}")).data["op_id"])
@@ -365,8 +443,15 @@ def test_undo_history_keeps_the_twenty_most_recent(store: Path) -> None:
 
 
 def test_status_counts_and_limits(store: Path) -> None:
-    seed(store, users(3) + objects("obj-a", 4) + objects("obj-b", 2) + rels("obj-a", 2)
-         + events("obj-a", 5) + hyps("obj-b", 2))
+    seed(
+        store,
+        users(3)
+        + objects("obj-a", 4)
+        + objects("obj-b", 2)
+        + rels("obj-a", 2)
+        + events("obj-a", 5)
+        + hyps("obj-b", 2),
+    )
     apply(*hyps("obj-b", 4, 2))  # prunes one of obj-b's hypotheses
     st = ok("status")
     expected = {"user": 3, "object": 6, "relationship": 2, "event": 5, "hypothesis": 5}
@@ -391,5 +476,7 @@ def test_refused_and_dry_run_applies_leave_counts_alone(store: Path) -> None:
     data = apply(hyps("obj-a", 1, 5)[0], dry_run=True).data
     assert len(data["pruned"]) == 1
     after = ok("status")
-    assert (after["counts"], after["undo_available"]) == (before["counts"],
-                                                           before["undo_available"])
+    assert (after["counts"], after["undo_available"]) == (
+        before["counts"],
+        before["undo_available"],
+    )
