@@ -362,7 +362,10 @@ def _populate_for_tables() -> None:
 @pytest.mark.parametrize(
     ("args", "headers"),
     [
-        (["status"], ["exists", "consent_enabled", "scope", "rows"]),
+        (
+            ["status"],
+            ["exists", "consent_enabled", "paused", "policy_version", "undo_available"],
+        ),
         (["show"], sorted(ROW_KEYS)),
         (["log"], ["op_id", "created_at", "action", "summary", "rows"]),
         (["context", "--subject-id", "obj-a"], sorted(ROW_KEYS)),
@@ -443,7 +446,8 @@ def test_output_is_utf8_whatever_the_locale(enabled: Path) -> None:
 
 def test_error_messages_with_chinese_subject_are_valid_json(enabled: Path) -> None:
     r = fails("SUBJECT_NOT_FOUND", "forget-object", "小A", "--confirm")
-    assert r.error["details"]["subject_id"] == "小A"
+    assert "\\u" not in r.stdout
+    r = fails("OPERATION_NOT_FOUND", "undo", "--op-id", "操作")
     assert "\\u" not in r.stdout
 
 
@@ -590,7 +594,7 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     assert result["index"] == 0 and result["action"] == "created"
     assert set(result["memory"]) >= ROW_KEYS
     assert isinstance(applied["summary"], str) and applied["summary"]
-    assert applied["op_id"] in applied["undo_hint"]
+    assert "undo" in applied["undo_hint"]
     assert applied["dry_run"] is False
     assert applied["pruned"] == []
     for m in ok("show")["memories"] + ok("context", "--subject-id", "obj-a")["memories"]:
@@ -614,3 +618,125 @@ def test_revoke_and_doctor_data_values(enabled: Path) -> None:
     assert data["consent_enabled"] is False and data["deleted"] is False
     data = ok("revoke", "--delete", "--confirm")
     assert data["consent_enabled"] is False and data["deleted"] is True
+
+
+def test_every_subcommand_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in COMMANDS:
+        assert memory_store.cli.main([command, "--help"]) == 0, command
+        out = capsys.readouterr().out
+        assert "usage:" in out and command in out, command
+
+
+def test_console_script_works(private_store: Path) -> None:
+    script = Path(sys.executable).with_name("memory-store")
+    proc = subprocess.run([str(script), "status"], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    env = json.loads(proc.stdout)
+    assert set(env) == ENVELOPE_KEYS and env["data"]["exists"] is False
+
+
+# ---------------------------------------------------------------------------
+# Odd text on the command line
+
+
+def _raw(*args: str, fmt: str = "json") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "memory_store", "--format", fmt, *args],
+        capture_output=True,
+        env=dict(os.environ),
+        timeout=60,
+        input=b"",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needs_store"),
+    [
+        (["status", "x\ny"], False),
+        (["show", "--subject-id", "a", "b\nc"], False),
+        (
+            [
+                "apply",
+                "--json",
+                '{"scope":"user","field":"goal","value":"x",'
+                '"source_type":"user_explicit","evil\\nkey":1}',
+            ],
+            True,
+        ),
+    ],
+    ids=["extra-arg", "extra-args", "unknown-json-key"],
+)
+def test_table_error_with_line_break_in_user_text_is_one_line(
+    args: list[str], needs_store: bool
+) -> None:
+    """§4: with --format table an error is one line on stderr, whatever the user typed."""
+    if needs_store:
+        ok("enable", "--confirm")
+    json_mode = _raw(*args)
+    code = json.loads(json_mode.stdout)["error"]["code"]
+    proc = _raw(*args, fmt="table")
+    assert proc.returncode == json_mode.returncode == EXIT_STATUS[code]
+    assert proc.stdout == b""
+    text = proc.stderr.decode("utf-8")
+    assert text.endswith("\n")
+    assert "\n" not in text[:-1], repr(text)
+
+
+NON_UTF8 = "\udcff\udcfe"  # the bytes FF FE on the command line (os.fsencode)
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [
+        (["forget-object", NON_UTF8, "--confirm"], {"INVALID_ARGUMENTS", "SUBJECT_NOT_FOUND"}),
+        (["forget", NON_UTF8, "--confirm"], {"INVALID_ARGUMENTS", "MEMORY_NOT_FOUND"}),
+        (["undo", "--op-id", NON_UTF8], {"INVALID_ARGUMENTS", "OPERATION_NOT_FOUND"}),
+        (["show", "--subject-id", NON_UTF8], {"INVALID_ARGUMENTS", None}),
+        (["context", "--subject-id", NON_UTF8], {"INVALID_ARGUMENTS", None}),
+    ],
+    ids=["forget-object", "forget", "undo", "show", "context"],
+)
+def test_non_utf8_ids_on_the_command_line(args: list[str], allowed: set[str | None]) -> None:
+    """§10: odd Unicode gets a proper code (a bad command line, or nothing found),
+    never INTERNAL_ERROR, and stdout stays UTF-8."""
+    ok("enable", "--confirm")
+    ok("apply", "--json", VALID_DELTA)
+    before = ok("show")
+    proc = _raw(*args)
+    assert proc.stderr == b""
+    text = proc.stdout.decode("utf-8")  # §4: stdout is UTF-8
+    env = json.loads(text)
+    code = env["error"]["code"] if env["error"] else None
+    assert code in allowed, (code, env["error"] and env["error"]["message"])
+    assert proc.returncode == (EXIT_STATUS[code] if code else 0)
+    assert ok("show") == before
+
+
+def test_stdout_is_utf8_for_a_non_utf8_data_dir(tmp_path: Path) -> None:
+    """§4: stdout is UTF-8 even when a path it reports is not (Linux paths are bytes)."""
+    store = str(tmp_path) + "/caf\udce9"  # the byte E9, not valid UTF-8
+    for args in (["status"], ["enable", "--confirm"], ["status"]):
+        proc = _raw("--data-dir", store, *args)
+        assert proc.returncode == 0, proc.stdout
+        env = json.loads(proc.stdout.decode("utf-8"))
+        assert env["ok"] is True
+
+
+@pytest.mark.parametrize("args", [["status"], ["bogus"], ["show"]], ids=["ok", "argparse", "error"])
+def test_closed_stdout_gives_no_traceback(args: list[str]) -> None:
+    """§4: no Python traceback ever reaches the user, even when the reader of stdout
+    has gone away (``memory-store status | head -c0``, a host that closed its pipe)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read: writing raises EPIPE
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "memory_store", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            input=b"",
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    assert b"Exception ignored" not in proc.stderr, proc.stderr.decode()
