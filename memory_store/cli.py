@@ -308,15 +308,17 @@ def _write(stream: Any, text: str) -> None:
 
 
 def _format_from_argv(argv: list[str]) -> str:
-    """--format as given, for errors raised before argparse finished."""
+    """--format as given (the last one before the command, as argparse reads it),
+    for errors raised before argparse finished."""
+    fmt = "json"
     for i, arg in enumerate(argv):
-        if arg == "--format" and i + 1 < len(argv):
-            return "table" if argv[i + 1] == "table" else "json"
-        if arg.startswith("--format="):
-            return "table" if arg.split("=", 1)[1] == "table" else "json"
         if arg in COMMANDS:
             break
-    return "json"
+        if arg == "--format" and i + 1 < len(argv):
+            fmt = "table" if argv[i + 1] == "table" else "json"
+        elif arg.startswith("--format="):
+            fmt = "table" if arg.split("=", 1)[1] == "table" else "json"
+    return fmt
 
 
 def _emit(

@@ -37,7 +37,11 @@ def envelope(
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+    # Not ASCII-escaped, but the three characters that some readers take for a
+    # line break inside a JSON string are escaped, so the envelope is one line
+    # by any definition.
+    text = json.dumps(obj, ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def _cell(value: Any) -> str:

@@ -92,6 +92,19 @@ TOKENS = [
 argvs = st.lists(st.sampled_from(TOKENS) | st.text(max_size=12), max_size=6)
 
 
+def table_format(argv: list[str]) -> bool:
+    """Whether the command line asks for tables: a --format before the command."""
+    fmt = "json"
+    for i, arg in enumerate(argv):
+        if arg in COMMANDS:
+            break
+        if arg == "--format" and i + 1 < len(argv):
+            fmt = argv[i + 1]
+        elif arg.startswith("--format="):
+            fmt = arg.split("=", 1)[1]
+    return fmt == "table"
+
+
 class _Stdin:
     def __init__(self, data: bytes):
         self.buffer = io.BytesIO(data)
@@ -152,7 +165,7 @@ class Harness:
         if any(a in ("-h", "--help") for a in argv) and code == 0 and not out.startswith("{"):
             return None  # help text: the one exception to the envelope
         assert "Traceback" not in err
-        if "table" in argv and "--format" in argv:
+        if table_format(argv):
             if code:
                 assert out == "" and err.count("\n") == 1
             return None
@@ -177,7 +190,8 @@ def harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
 
 def check_payload(h: Harness, capsys: pytest.CaptureFixture[str], payload: object) -> None:
     before = h.snapshot()
-    env = h.run(["apply", "--json", json.dumps(payload, ensure_ascii=False)], capsys)
+    # --json=TEXT: a payload such as -1e+16 would otherwise read as an option.
+    env = h.run(["apply", "--json=" + json.dumps(payload, ensure_ascii=False)], capsys)
     assert env is not None
     if not env["ok"]:
         assert env["error"]["code"] in {
