@@ -35,7 +35,9 @@ READERS = 2
 # (8 x 20 = 160 rows: 10 object + 10 relationship rows per subject, 160 <= 200).
 WORKER = r"""
 import json, subprocess, sys
-role, index, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+import os
+role, index, count, busy_ms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+env = dict(os.environ, **({"MEMORY_STORE_BUSY_TIMEOUT_MS": busy_ms} if busy_ms else {}))
 sys.stdin.readline()
 for j in range(count):
     if role == "writer":
@@ -48,7 +50,7 @@ for j in range(count):
         args = [["status"], ["show"], ["context", "--subject-id", "w0"], ["log"],
                 ["export"], ["context"]][j % 6]
     proc = subprocess.run([sys.executable, "-m", "memory_store", *args],
-                          capture_output=True, timeout=300)
+                          capture_output=True, timeout=300, env=env)
     print(json.dumps({"args": args, "body": body, "code": proc.returncode,
                       "stdout": proc.stdout.decode("utf-8", "replace"),
                       "stderr": proc.stderr.decode("utf-8", "replace")}), flush=True)
@@ -71,15 +73,15 @@ def parse_envelope(call: dict[str, Any]) -> dict[str, Any]:
     return json.loads(lines[0])
 
 
-def run_workers(roles: list[tuple[str, int, int]], timeout: float = 600) -> list[list[dict]]:
+def run_workers(roles: list[tuple[str, int, int, str]], timeout: float = 600) -> list[list[dict]]:
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, role, str(index), str(count)],
+            [sys.executable, "-c", WORKER, role, str(index), str(count), busy_ms],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        for role, index, count in roles
+        for role, index, count, busy_ms in roles
     ]
     try:
         for p in procs:  # all started: release them together
@@ -101,8 +103,10 @@ def run_workers(roles: list[tuple[str, int, int]], timeout: float = 600) -> list
 
 
 def test_many_writers_lose_no_acknowledged_write(enabled: Path) -> None:
-    roles = [("writer", i, WRITES_PER_WORKER) for i in range(WORKERS)]
-    roles += [("reader", i, 12) for i in range(READERS)]
+    # Half the writers are impatient (a 30 ms busy timeout), so that under
+    # contention some writes are refused with STORE_BUSY: those must leave no trace.
+    roles = [("writer", i, WRITES_PER_WORKER, "30" if i % 2 else "") for i in range(WORKERS)]
+    roles += [("reader", i, 12, "") for i in range(READERS)]
     outputs = run_workers(roles)
 
     acked: dict[tuple[str, str, str], dict[str, Any]] = {}
