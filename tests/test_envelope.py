@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -740,3 +741,20 @@ def test_closed_stdout_gives_no_traceback(args: list[str]) -> None:
         os.close(write_end)
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
     assert b"Exception ignored" not in proc.stderr, proc.stderr.decode()
+
+
+def test_unexpected_exception_is_internal_error_without_traceback(enabled: Path) -> None:
+    """§4: an unexpected exception becomes INTERNAL_ERROR (exit 1); the traceback goes to
+    stderr only with MEMORY_STORE_DEBUG=1. Triggered for real: a settings value edited
+    by hand into something the code never writes."""
+    conn = sqlite3.connect(enabled / "memory.sqlite3")
+    conn.execute("UPDATE settings SET value = 'not-a-number' WHERE key = 'policy_version'")
+    conn.commit()
+    conn.close()
+    r = fails("INTERNAL_ERROR", "status")
+    assert r.code == 1 and r.stderr == ""
+    debug = run_cli("status", env={"MEMORY_STORE_DEBUG": "1"}, check_envelope=False)
+    assert debug.code == 1
+    assert "Traceback" in debug.stderr
+    assert json.loads(debug.stdout)["error"]["code"] == "INTERNAL_ERROR"
+    assert len(debug.stdout.splitlines()) == 1
