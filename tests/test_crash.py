@@ -23,7 +23,7 @@ file itself and the command overwrites it: a (large) store from a newer release,
 and a store whose old pages another process pins with an open read transaction.
 
 Default run: 21 trials (3 per scenario). ``pytest -m slow``: 140 more (20 per
-scenario, and 20 more for a scenario whose kills did not straddle the commit).
+scenario, and 20 more for a scenario whose kills all ended in the same state).
 """
 
 from __future__ import annotations
@@ -551,8 +551,11 @@ def test_sigkill_leaves_all_or_nothing_long(harness: Harness, name: str) -> None
     rng = random.Random(f"crash-long-{name}")
     outcomes = Counter(trial(harness, name, rng) for _ in range(20))
 
-    def straddled() -> bool:  # some kills landed before the commit, some after it
-        return bool(outcomes["before"]) and len(outcomes) >= 2
+    def straddled() -> bool:
+        # The kills landed in at least two phases of the command (before and
+        # after its commit; for a pinned revoke --delete, mostly during the
+        # erasure and the overwrite that follow it).
+        return len(outcomes) >= 2
 
     if not straddled():
         # The machine's speed changed since the runtime was measured: measure
