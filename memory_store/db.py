@@ -75,6 +75,10 @@ def translate(exc: BaseException) -> MemoryStoreError:
 # File checks (before SQLite ever touches the path)
 
 
+def _through_a_file() -> MemoryStoreError:
+    return MemoryStoreError("STORE_UNAVAILABLE", "the data directory path runs through a file", {})
+
+
 def check_data_dir(directory: str) -> bool:
     """True if the directory exists; STORE_UNAVAILABLE if it is something else."""
     try:
@@ -82,9 +86,7 @@ def check_data_dir(directory: str) -> bool:
     except FileNotFoundError:
         return False
     except NotADirectoryError:
-        raise MemoryStoreError(
-            "STORE_UNAVAILABLE", "the data directory path runs through a file", {}
-        ) from None
+        raise _through_a_file() from None
     except OSError as exc:
         raise translate(exc) from None
     if not stat.S_ISDIR(st.st_mode):
@@ -106,9 +108,7 @@ def check_store_files(db_path: str) -> int | None:
         except FileNotFoundError:
             continue
         except NotADirectoryError:
-            raise MemoryStoreError(
-                "STORE_UNAVAILABLE", "the data directory path runs through a file", {}
-            ) from None
+            raise _through_a_file() from None
         except OSError as exc:
             raise translate(exc) from None
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):

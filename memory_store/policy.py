@@ -10,6 +10,21 @@ from __future__ import annotations
 
 POLICY_VERSION = 1
 
+# The keys of a memory row, in the order hosts see them (contract §6).
+ROW_KEYS: tuple[str, ...] = (
+    "id",
+    "scope",
+    "subject_id",
+    "field",
+    "value",
+    "source_type",
+    "source_ref",
+    "occurred_at",
+    "confidence",
+    "created_at",
+    "updated_at",
+)
+
 SCOPES: tuple[str, ...] = ("user", "object", "relationship", "event", "hypothesis")
 SOURCE_TYPES: tuple[str, ...] = (
     "user_explicit",

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 import json
 
+from .policy import ROW_KEYS
+
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
 ENVELOPE_SCHEMA = "memory-store/v1"
-ROW_COLUMNS = (
-    "id",
-    "scope",
-    "subject_id",
-    "field",
-    "value",
-    "source_type",
-    "source_ref",
-    "occurred_at",
-    "confidence",
-    "created_at",
-    "updated_at",
-)
 
 
 def envelope(
@@ -76,7 +65,7 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         head = _pairs(data, skip=("memories", "roster"))
         if head:
             parts.append(head)
-        parts.append(_rows_table(data.get("memories", []), ROW_COLUMNS))
+        parts.append(_rows_table(data.get("memories", []), ROW_KEYS))
         if "roster" in data:
             parts.append(
                 _rows_table(
@@ -122,6 +111,6 @@ def table(command: str | None, data: dict[str, Any]) -> str:
             _rows_table(rows, ("index", "action", "id", "scope", "subject_id", "field", "value")),
         ]
         if data.get("pruned"):
-            parts.append("pruned:\n" + _rows_table(data["pruned"], ROW_COLUMNS))
+            parts.append("pruned:\n" + _rows_table(data["pruned"], ROW_KEYS))
         return "\n\n".join(parts)
     return _pairs(data)

@@ -10,24 +10,12 @@ import time
 from . import db, policy
 from .errors import MemoryStoreError
 from .paths import DB_NAME, SIDE_SUFFIXES, create_private_file, make_private_dirs, resolve_data_dir
+from .policy import ROW_KEYS
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-ROW_KEYS: tuple[str, ...] = (
-    "id",
-    "scope",
-    "subject_id",
-    "field",
-    "value",
-    "source_type",
-    "source_ref",
-    "occurred_at",
-    "confidence",
-    "created_at",
-    "updated_at",
-)
 # Internal columns kept in snapshots so that undo restores a row exactly.
 _ALL_COLUMNS = (*ROW_KEYS, "occurred_key", "write_seq")
 _SELECT = "SELECT " + ", ".join(_ALL_COLUMNS) + " FROM memories"
@@ -1042,7 +1030,7 @@ class MemoryStore:
         # overwritten: an interruption leaves it intact or absent, never a
         # half-zeroed database at the store's path. A clean file is unlinked
         # as it is.
-        fd = None if clean else db.open_for_overwrite(self.path)
+        fds = [] if clean else [db.open_for_overwrite(self.path + s) for s in ("", "-wal")]
         try:
             try:
                 os.unlink(self.path)
@@ -1050,14 +1038,14 @@ class MemoryStore:
                 pass
             except OSError as exc:
                 raise db.translate(exc) from None
-            if not clean:
+            self._remove_side_files()
+            for fd in fds:
                 if fd is not None:
                     db.overwrite_with_zeros(fd)
-                self._zero_file(self.path + "-wal")
         finally:
-            if fd is not None:
-                os.close(fd)
-        self._remove_side_files()
+            for fd in fds:
+                if fd is not None:
+                    os.close(fd)
         return {
             "consent_enabled": False,
             "deleted": True,
@@ -1089,24 +1077,6 @@ class MemoryStore:
             if err.code == "STORE_CORRUPT":
                 return 0, False
             raise err from None
-
-    @staticmethod
-    def _zero_file(path: str) -> None:
-        try:
-            fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise db.translate(exc) from None
-        try:
-            size = os.fstat(fd).st_size
-            chunk = b"\0" * 65536
-            written = 0
-            while written < size:
-                written += os.write(fd, chunk[: min(len(chunk), size - written)])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
     # ------------------------------------------------------------------ export
 
