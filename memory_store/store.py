@@ -407,16 +407,18 @@ class MemoryStore:
             self._gate(h.settings())
             from . import validation  # the write path pays for jsonschema, the read paths do not
 
-            body = payload() if callable(payload) else payload
-            if isinstance(body, (bytes, bytearray, str)):
-                body = validation.parse_body(bytes(body) if isinstance(body, bytearray) else body)
-            else:
+            raw = payload() if callable(payload) else payload
+            if isinstance(raw, bytearray):
+                raw = bytes(raw)
+            elif not isinstance(raw, (bytes, str)):
+                # Python data takes the same road as text: one parser, one set of limits.
                 try:
-                    validation.parse_body(json.dumps(body, ensure_ascii=False))
+                    raw = json.dumps(raw, ensure_ascii=False)
                 except (TypeError, ValueError):
                     raise _error(
                         "INVALID_DELTA", "the delta is not JSON data", index=None, path="$"
                     ) from None
+            body = validation.parse_body(raw)
             deltas = validation.load_deltas(body)
             try:
                 with db.transaction(h.conn):
