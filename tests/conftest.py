@@ -150,6 +150,20 @@ def apply(*deltas: dict[str, Any], store: str | None = None, dry_run: bool = Fal
     return run_cli(*args)
 
 
+def values_of(obj: Any, key: str) -> list[Any]:
+    """Every value stored under ``key`` anywhere in a JSON document."""
+    found: list[Any] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == key:
+                found.append(v)
+            found += values_of(v, key)
+    elif isinstance(obj, list):
+        for v in obj:
+            found += values_of(v, key)
+    return found
+
+
 def store_files(store_dir: Path) -> list[Path]:
     return [
         store_dir / (DB_NAME + s)

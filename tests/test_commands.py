@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, store_files
+from conftest import DB_NAME, delta, fails, ok, store_files, values_of
 
 ZH = "双方已确认进入排他约会"
 REFERENCE_DELTA = (
@@ -40,20 +40,6 @@ def raw_bytes(store: Path) -> bytes:
 
 def op_ids() -> list[str]:
     return [o["op_id"] for o in ok("log")["operations"]]
-
-
-def values_of(obj: Any, key: str) -> list[Any]:
-    """Every value stored under ``key`` anywhere in a JSON document."""
-    found: list[Any] = []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k == key:
-                found.append(v)
-            found += values_of(v, key)
-    elif isinstance(obj, list):
-        for v in obj:
-            found += values_of(v, key)
-    return found
 
 
 def backdate(store: Path, subject: str, when: str) -> None:

@@ -10,10 +10,9 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, run_cli
+from conftest import DB_NAME, delta, fails, ok, run_cli, values_of
 
 VALID = json.dumps(delta("relationship", field="stage", value="确认约会"), ensure_ascii=False)
 GARBAGE = (b"\xff\xfe{not json at all " * 6000)[: 100 * 1024]
@@ -27,20 +26,6 @@ def _files(store: Path) -> dict[str, bytes]:
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
-
-
-def values_of(obj: Any, key: str) -> list[Any]:
-    """Every value stored under ``key`` anywhere in a JSON document."""
-    found: list[Any] = []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k == key:
-                found.append(v)
-            found += values_of(v, key)
-    elif isinstance(obj, list):
-        for v in obj:
-            found += values_of(v, key)
-    return found
 
 
 def _set_settings(db: Path, **values: str) -> None:

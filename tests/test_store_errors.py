@@ -208,16 +208,7 @@ def test_other_non_sqlite_files_are_corrupt_and_untouched(
     db = private_store / DB_NAME
     db.write_bytes(content)
     before = snapshot(private_store)
-    for args in (
-        ["status"],
-        ["enable", "--confirm"],
-        ["apply", "--json", VALID],
-        ["show"],
-        ["context"],
-        ["clear", "--confirm"],
-        ["revoke", "--confirm"],
-        ["export"],
-    ):
+    for args in [*SOME_COMMANDS, ["export"]]:
         fails("STORE_CORRUPT", *args)
         assert snapshot(private_store) == before, args
     doctor_reports_error()
