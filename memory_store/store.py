@@ -422,8 +422,9 @@ class MemoryStore:
             deltas = validation.load_deltas(body)
             try:
                 with db.transaction(h.conn):
-                    self._gate(h.settings())
-                    result, trimmed = self._apply_deltas(h, deltas)
+                    settings = h.settings()  # again under the lock: consent may have changed
+                    self._gate(settings)
+                    result, trimmed = self._apply_deltas(h.conn, deltas, settings["write_seq"])
                     if dry_run:
                         raise _DryRun(result)
             except _DryRun as done:
@@ -447,13 +448,12 @@ class MemoryStore:
         return rows[0] if rows else None
 
     def _apply_deltas(
-        self, h: _Handle, deltas: list[dict[str, Any]]
+        self, conn: sqlite3.Connection, deltas: list[dict[str, Any]], seq: int
     ) -> tuple[dict[str, Any], bool]:
+        """Write the batch inside the caller's transaction; ``seq`` is the last write sequence."""
         from .validation import row_key
 
-        conn = h.conn
         now = _now()
-        seq = h.settings()["write_seq"]
         touched: dict[str, dict[str, Any]] = {}  # memory id -> {id, before, after}
         results: list[dict[str, Any]] = []
         keys_named: dict[str, int] = {}
