@@ -68,8 +68,7 @@ def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
         name = os.path.basename(path)
         if fmode != FILE_MODE:
             if fix:
-                os.chmod(path, FILE_MODE)
-                fixed.append(name)
+                fixed.append(name)  # applied at the end, once nothing can refuse any more
                 f.add("file_mode", "ok", f"{name} mode {fmode:o} repaired to 600", file=name)
             else:
                 f.add(
@@ -81,13 +80,20 @@ def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
                 )
     if size == 0:
         f.add("schema", "info", "the database file is empty: a first enable did not finish")
-        return _result(f, fixed)
+    else:
+        _check_file(store.path, f)
+    for name in fixed:
+        os.chmod(os.path.join(store.data_dir, name), FILE_MODE)
+    return _result(f, fixed)
+
+
+def _check_file(path: str, f: _Findings) -> None:
     try:
-        db.check_header(store.path)
-        conn = db.connect(store.path)
+        db.check_header(path)
+        conn = db.connect(path)
     except MemoryStoreError as exc:
         f.add("integrity", "error", exc.message, code=exc.code)
-        return _result(f, fixed)
+        return
     try:
         _check_database(conn, f)
     except sqlite3.Error as exc:
@@ -95,7 +101,6 @@ def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
         f.add("integrity", "error", err.message, code=err.code)
     finally:
         conn.close()
-    return _result(f, fixed)
 
 
 def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
@@ -104,6 +109,15 @@ def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
 
 
 def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
+    version = db.user_version(conn)
+    if version > db.SCHEMA_VERSION:
+        # Contract §8: under SCHEMA_TOO_NEW only status and revoke --delete run;
+        # this release cannot judge a newer release's tables.
+        raise MemoryStoreError(
+            "SCHEMA_TOO_NEW",
+            "the store was written by a newer memory-store; upgrade before using it",
+            {"found": version, "supported": db.SCHEMA_VERSION},
+        )
     rows = conn.execute("PRAGMA quick_check").fetchall()
     if [r[0] for r in rows] != ["ok"]:
         f.add(
@@ -114,14 +128,6 @@ def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
         )
         return
     f.add("integrity", "ok", "SQLite quick_check passed")
-    version = db.user_version(conn)
-    if version > db.SCHEMA_VERSION:
-        f.add(
-            "schema",
-            "error",
-            f"schema version {version} is newer than this release supports ({db.SCHEMA_VERSION})",
-        )
-        return
     if version == 0:
         if db.has_tables(conn):
             f.add("schema", "error", "the file holds a database that is not a memory store")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -508,9 +509,14 @@ def test_a_newer_schema_refuses_every_command_and_writes_nothing(
 
     status = ok("status")
     assert status["exists"] is True and status["schema_version"] == newer
-    report = ok("doctor")
-    assert report["ok"] is False
-    assert any(f["check"] == "schema" and f["severity"] == "error" for f in report["findings"])
+    # §8: under SCHEMA_TOO_NEW only status and revoke --delete run; doctor refuses too,
+    # and doctor --fix repairs nothing.
+    os.chmod(path, 0o644)
+    for args in (["doctor"], ["doctor", "--fix"]):
+        r = fails("SCHEMA_TOO_NEW", *args)
+        assert r.error["details"]["found"] == newer
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    os.chmod(path, 0o600)
     assert path.read_bytes() == raw
     assert user_version(path) == newer
 

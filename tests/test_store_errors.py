@@ -322,14 +322,15 @@ def test_schema_too_new_refuses(enabled: Path, tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def test_schema_too_new_status_doctor_and_revoke_delete(enabled: Path) -> None:
+def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None:
     ok("apply", "--json", VALID)
     _future(enabled)
     before = snapshot(enabled)
     status = ok("status")
     assert status["exists"] is True
     assert status["schema_version"] == 99
-    doctor_reports_error()
+    # §8: under SCHEMA_TOO_NEW only status and revoke --delete --confirm run.
+    fails("SCHEMA_TOO_NEW", "doctor")
     assert snapshot(enabled) == before
     conn = sqlite3.connect(enabled / DB_NAME)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
