@@ -29,6 +29,12 @@ from memory_store import cli, policy  # noqa: E402
 ROW = "row"
 ROWS = "list of rows"
 
+ERASED = (
+    "erased",
+    "bool",
+    "the bytes are physically gone (false: another process held the file; the next write finishes)",
+)
+
 # command -> [(key, type, meaning)]. Keep in step with references/schemas/<command>.data.schema.json
 # (tests/test_docs.py compares the key sets). "row" is the object of contract §6, see the top of the file.
 OUTPUT_KEYS: dict[str, list[tuple[str, str, str]]] = {
@@ -122,20 +128,12 @@ OUTPUT_KEYS: dict[str, list[tuple[str, str, str]]] = {
     "forget": [
         ("deleted", "int", "live rows removed"),
         ("operations_removed", "int", "undo operations that mentioned the row, removed"),
-        (
-            "erased",
-            "bool",
-            "the bytes are physically gone (false: another process held the file; the next write finishes)",
-        ),
+        ERASED,
     ],
     "forget-object": [
         ("deleted", "int", "live rows of the subject removed, all scopes"),
         ("operations_removed", "int", "undo operations that mentioned the subject, removed"),
-        (
-            "erased",
-            "bool",
-            "the bytes are physically gone (false: another process held the file; the next write finishes)",
-        ),
+        ERASED,
     ],
     "revoke": [
         ("consent_enabled", "false", "consent withdrawn"),

@@ -103,39 +103,30 @@ def expand(args: list[str], info: dict[str, str], tmp_path: Path) -> list[str]:
 
 VALID_DELTA = _json(delta("relationship", field="stage", value=ZH))
 
+STATUS_KEYS = {
+    "exists",
+    "consent_enabled",
+    "consent_at",
+    "paused",
+    "policy_version",
+    "schema_version",
+    "counts",
+    "limits",
+    "undo_available",
+    "path",
+}
+
 # (state, args, data keys the contract's §8 table names)
 SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     (
         "absent",
         ["status"],
-        {
-            "exists",
-            "consent_enabled",
-            "consent_at",
-            "paused",
-            "policy_version",
-            "schema_version",
-            "counts",
-            "limits",
-            "undo_available",
-            "path",
-        },
+        STATUS_KEYS,
     ),
     (
         "populated",
         ["status"],
-        {
-            "exists",
-            "consent_enabled",
-            "consent_at",
-            "paused",
-            "policy_version",
-            "schema_version",
-            "counts",
-            "limits",
-            "undo_available",
-            "path",
-        },
+        STATUS_KEYS,
     ),
     ("absent", ["enable", "--confirm"], set()),
     ("enabled", ["pause"], set()),
