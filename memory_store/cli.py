@@ -7,14 +7,16 @@ import os
 import sys
 
 from . import __version__, policy
+from .commands import COMMANDS, ArgumentRuleError
 from .errors import MemoryStoreError
 from .render import dumps, envelope
-from .store import MemoryStore
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from .commands import Option
 
 ENV_DEBUG = "MEMORY_STORE_DEBUG"
 PROG = "memory-store"
@@ -61,128 +63,42 @@ def _untranslated(message: str) -> str:
     return message
 
 
-def _max_chars(text: str) -> int:
-    lo, hi = policy.CONTEXT_MAX_CHARS_MIN, policy.CONTEXT_MAX_CHARS_MAX
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer from {lo} to {hi}") from None
-    if not lo <= value <= hi:
-        raise argparse.ArgumentTypeError(f"must be an integer from {lo} to {hi}")
-    return value
+def _argparse_type(option: Option) -> Callable[[str], Any] | None:
+    """argparse's ``type=`` for an option: parse the text, then the library's own rule."""
+    check = option.check
+    if check is None:
+        return None
+    name = option.name
+
+    def convert(text: str) -> Any:
+        try:
+            value: Any = text
+            if option.kind == "int":
+                try:
+                    value = int(text, 10)
+                except ValueError:
+                    check(None, name)  # raises with the rule's one message
+            return check(value, name)
+        except ArgumentRuleError as exc:
+            raise argparse.ArgumentTypeError(exc.rule) from None
+
+    return convert
 
 
-def _scope(text: str) -> str:
-    if text not in policy.SCOPES:
-        raise argparse.ArgumentTypeError(f"must be one of: {', '.join(policy.SCOPES)}")
-    return text
-
-
-def _text(text: str) -> str:
-    # An argv byte that is not UTF-8 arrives as a lone surrogate; no id or
-    # subject can contain one.
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise argparse.ArgumentTypeError("must be valid UTF-8 text") from None
-    return text
-
-
-def _nonempty(text: str) -> str:
-    if not _text(text).strip():
-        raise argparse.ArgumentTypeError("must not be empty")
-    return text
-
-
-_CONFIRM = (("--confirm",), {"action": "store_true", "help": "the user has explicitly agreed"})
-
-# name -> (help, [(flags, kwargs)]). The CLI reference in references/cli.md is
-# checked against this table and the parser built from it.
-COMMANDS: dict[str, tuple[str, list[tuple[Any, dict[str, Any]]]]] = {
-    "status": ("Report whether memory exists, consent, counts against caps, undo history.", []),
-    "enable": ("Record the user's explicit consent and create the store.", [_CONFIRM]),
-    "pause": ("Stop apply and context until resume; nothing is deleted.", []),
-    "resume": ("Lift a pause.", []),
-    "apply": (
-        'Record one delta or a batch {"deltas": [...]} in one undoable operation.',
-        [
-            (("--json",), {"metavar": "TEXT", "help": "the delta or batch as JSON text"}),
-            (("--file",), {"metavar": "PATH", "help": "read the delta or batch from a file"}),
-            (
-                ("--dry-run",),
-                {"action": "store_true", "help": "validate and report, write nothing"},
-            ),
-        ],
-    ),
-    "undo": (
-        "Revert the latest operation, or the one named.",
-        [
-            (
-                ("--op-id",),
-                {"metavar": "ID", "type": _text, "help": "the operation to revert (see log)"},
-            )
-        ],
-    ),
-    "log": ("List the undoable operations, newest first.", []),
-    "show": (
-        "Show everything stored, optionally for one subject or scope.",
-        [
-            (("--subject-id",), {"metavar": "S", "type": _text, "help": "only this subject"}),
-            (("--scope",), {"type": _scope, "metavar": "K", "help": "only this scope"}),
-        ],
-    ),
-    "context": (
-        "Recall what matters for one subject, within a character budget.",
-        [
-            (
-                ("--subject-id",),
-                {"metavar": "S", "type": _text, "help": "the person being discussed"},
-            ),
-            (
-                ("--max-chars",),
-                {
-                    "type": _max_chars,
-                    "default": policy.CONTEXT_MAX_CHARS_DEFAULT,
-                    "metavar": "N",
-                    "help": f"budget for the memories, {policy.CONTEXT_MAX_CHARS_MIN}-"
-                    f"{policy.CONTEXT_MAX_CHARS_MAX} (default {policy.CONTEXT_MAX_CHARS_DEFAULT})",
-                },
-            ),
-        ],
-    ),
-    "forget": (
-        "Delete one memory and every operation that mentions it, physically.",
-        [(("memory_id",), {"metavar": "MEMORY_ID", "type": _nonempty}), _CONFIRM],
-    ),
-    "forget-object": (
-        "Delete every memory about one subject and the operations that mention it, physically.",
-        [(("subject_id",), {"metavar": "SUBJECT", "type": _nonempty}), _CONFIRM],
-    ),
-    "revoke": (
-        "Withdraw consent (data kept, paused); with --delete, erase the store and its files.",
-        [
-            (
-                ("--delete",),
-                {"action": "store_true", "help": "also delete every memory and the files"},
-            ),
-            _CONFIRM,
-        ],
-    ),
-    "clear": ("Delete every memory and the undo history; consent stays as it is.", [_CONFIRM]),
-    "export": (
-        "Write a copy of everything stored as one JSON document.",
-        [
-            (
-                ("--output",),
-                {"metavar": "FILE", "help": "create FILE (mode 600) instead of printing"},
-            )
-        ],
-    ),
-    "doctor": (
-        "Check the files, schema and stored rows; read-only.",
-        [(("--fix",), {"action": "store_true", "help": "repair file modes (only)"})],
-    ),
-}
+def _add_option(parser: argparse.ArgumentParser | Any, option: Option) -> None:
+    if option.kind == "flag":
+        parser.add_argument(option.flag, action="store_true", help=option.help)
+        return
+    kwargs: dict[str, Any] = {"metavar": option.metavar, "help": option.help or None}
+    converter = _argparse_type(option)
+    if converter is not None:
+        kwargs["type"] = converter
+    if option.positional:
+        parser.add_argument(option.name, **kwargs)
+        return
+    if option.default is not None:
+        kwargs["default"] = option.default
+    parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
 def build_parser() -> _Parser:
@@ -192,9 +108,10 @@ def build_parser() -> _Parser:
     :func:`build_command_parser`): building all fifteen costs more than the
     rest of a ``status`` call.
     """
-    lines = [f"  {name:<14} {help_text}" for name, (help_text, _) in COMMANDS.items()]
+    lines = [f"  {name:<14} {command.help}" for name, command in COMMANDS.items()]
     parser = _Parser(
         prog=PROG,
+        allow_abbrev=False,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",
         epilog="commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
         f"stdout; `{PROG} COMMAND --help` for its options.",
@@ -217,16 +134,17 @@ def build_parser() -> _Parser:
 
 
 def build_command_parser(name: str) -> _Parser:
-    help_text, arguments = COMMANDS[name]
-    p = _Parser(prog=f"{PROG} {name}", description=help_text)
+    command = COMMANDS[name]
+    p = _Parser(prog=f"{PROG} {name}", description=command.help, allow_abbrev=False)
     p.command_name = name
-    if name == "apply":
-        source = p.add_mutually_exclusive_group()
-        for flags, kwargs in arguments[:2]:
-            source.add_argument(*flags, **kwargs)
-        arguments = arguments[2:]
-    for flags, kwargs in arguments:
-        p.add_argument(*flags, **kwargs)
+    groups: dict[str, Any] = {}
+    for option in command.options:
+        target: Any = p
+        if option.group is not None:
+            if option.group not in groups:
+                groups[option.group] = p.add_mutually_exclusive_group()
+            target = groups[option.group]
+        _add_option(target, option)
     return p
 
 
@@ -253,6 +171,8 @@ def _read_limited(stream: Any) -> bytes:
 
 
 def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
+    """apply's body, read only when the library asks (after the consent gate)."""
+
     def load() -> bytes | str:
         if ns.json is not None:
             return ns.json
@@ -274,23 +194,20 @@ def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
     return load
 
 
-HANDLERS: dict[str, Callable[[MemoryStore, argparse.Namespace], dict[str, Any]]] = {
-    "status": lambda s, ns: s.status(),
-    "enable": lambda s, ns: s.enable(confirm=ns.confirm),
-    "pause": lambda s, ns: s.pause(),
-    "resume": lambda s, ns: s.resume(),
-    "apply": lambda s, ns: s.apply(_apply_source(ns), dry_run=ns.dry_run),
-    "undo": lambda s, ns: s.undo(op_id=ns.op_id),
-    "log": lambda s, ns: s.log(),
-    "show": lambda s, ns: s.show(subject_id=ns.subject_id, scope=ns.scope),
-    "context": lambda s, ns: s.context(subject_id=ns.subject_id, max_chars=ns.max_chars),
-    "forget": lambda s, ns: s.forget(ns.memory_id, confirm=ns.confirm),
-    "forget-object": lambda s, ns: s.forget_object(ns.subject_id, confirm=ns.confirm),
-    "revoke": lambda s, ns: s.revoke(confirm=ns.confirm, delete=ns.delete),
-    "clear": lambda s, ns: s.clear(confirm=ns.confirm),
-    "export": lambda s, ns: s.export(output=ns.output),
-    "doctor": lambda s, ns: s.doctor(fix=ns.fix),
+# Inputs the command line reads on a command's behalf (files, standard input).
+_INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "apply": lambda ns: {"payload": _apply_source(ns)},
 }
+
+
+def _call(ns: argparse.Namespace) -> dict[str, Any]:
+    from .store import MemoryStore
+
+    args = dict(vars(ns))
+    reader = _INPUTS.get(ns.command)
+    if reader is not None:
+        args.update(reader(ns))
+    return COMMANDS[ns.command].call(MemoryStore(ns.data_dir), args)
 
 
 def _write(stream: Any, text: str) -> None:
@@ -353,7 +270,7 @@ def _run(args: list[str]) -> tuple[str | None, str, object, MemoryStoreError | N
                 message += " (global options go before the command)"
             raise MemoryStoreError("INVALID_ARGUMENTS", message, {}) from None
         command, fmt = ns.command, ns.format
-        return command, fmt, HANDLERS[command](MemoryStore(ns.data_dir), ns), None
+        return command, fmt, _call(ns), None
     except MemoryStoreError as exc:
         return command, fmt, None, exc
     except KeyboardInterrupt:

@@ -1,20 +1,19 @@
-"""SQLite access: file safety checks, connection pragmas, transactions, migrations, erasure."""
+"""SQLite access: connection pragmas, transactions, error translation, erasure."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 
-from .errors import MemoryStoreError
-from .paths import SIDE_SUFFIXES
+from .errors import MemoryStoreError, unavailable
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+# The schema this release writes: the number of migrations in migrations.py. Kept
+# here so that opening a current store never imports the migrations.
+SCHEMA_VERSION = 2
 ENV_BUSY_TIMEOUT = "MEMORY_STORE_BUSY_TIMEOUT_MS"
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 # An everyday apply that pushes an operation out of the undo window waits only
@@ -42,11 +41,7 @@ def translate(exc: BaseException) -> MemoryStoreError:
     if isinstance(exc, MemoryStoreError):
         return exc
     if isinstance(exc, OSError):
-        return MemoryStoreError(
-            "STORE_UNAVAILABLE",
-            f"the store cannot be used: {exc.strerror or exc}",
-            {"errno": exc.errno},
-        )
+        return unavailable(exc)
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc).lower()
@@ -69,67 +64,6 @@ def translate(exc: BaseException) -> MemoryStoreError:
     ):
         return MemoryStoreError("STORE_UNAVAILABLE", f"the store cannot be used: {exc}", {})
     return MemoryStoreError("INTERNAL_ERROR", f"unexpected database error: {exc}", {})
-
-
-# ---------------------------------------------------------------------------
-# File checks (before SQLite ever touches the path)
-
-
-def _through_a_file() -> MemoryStoreError:
-    return MemoryStoreError("STORE_UNAVAILABLE", "the data directory path runs through a file", {})
-
-
-def check_data_dir(directory: str) -> bool:
-    """True if the directory exists; STORE_UNAVAILABLE if it is something else."""
-    try:
-        st = os.stat(directory)
-    except FileNotFoundError:
-        return False
-    except NotADirectoryError:
-        raise _through_a_file() from None
-    except OSError as exc:
-        raise translate(exc) from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise MemoryStoreError("STORE_UNAVAILABLE", "the data directory is not a directory", {})
-    return True
-
-
-def check_store_files(db_path: str) -> int | None:
-    """Size of the database file, or None when it does not exist.
-
-    A database, -wal or -shm that is a symlink or not a regular file is
-    STORE_UNSAFE: SQLite would follow it somewhere we did not choose.
-    """
-    size: int | None = None
-    for suffix in ("", *SIDE_SUFFIXES):
-        path = db_path + suffix
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            continue
-        except NotADirectoryError:
-            raise _through_a_file() from None
-        except OSError as exc:
-            raise translate(exc) from None
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-            raise MemoryStoreError(
-                "STORE_UNSAFE",
-                f"{os.path.basename(path)} is a symlink or not a regular file; refusing to use it",
-                {"file": os.path.basename(path)},
-            )
-        if suffix == "":
-            size = st.st_size
-    return size
-
-
-def check_header(db_path: str) -> None:
-    try:
-        with open(db_path, "rb") as fh:
-            head = fh.read(16)
-    except OSError as exc:
-        raise translate(exc) from None
-    if head != SQLITE_MAGIC:
-        raise MemoryStoreError("STORE_CORRUPT", "the store file is not a SQLite database", {})
 
 
 # ---------------------------------------------------------------------------
@@ -235,98 +169,6 @@ def erase(conn: sqlite3.Connection, wait_ms: int | None = None) -> bool:
             conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms()}")
 
 
-def open_for_overwrite(path: str) -> int | None:
-    """A write descriptor for ``path`` (never through a symlink), or None if it is absent."""
-    try:
-        return os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise translate(exc) from None
-
-
-def overwrite_with_zeros(fd: int) -> None:
-    """Overwrite an open file's bytes with zeros in place, and sync them to disk.
-
-    Works on a file already unlinked: the bytes are overwritten wherever another
-    process still holds it open.
-    """
-    try:
-        size = os.fstat(fd).st_size
-        chunk = bytes(65536)
-        offset = 0
-        while offset < size:
-            offset += os.pwrite(fd, chunk[: min(len(chunk), size - offset)], offset)
-        os.fsync(fd)
-    except OSError as exc:
-        raise translate(exc) from None
-
-
-# ---------------------------------------------------------------------------
-# Migrations: each runs in the same transaction as its user_version bump.
-
-
-def m001_initial(conn: sqlite3.Connection) -> None:
-    statements = [
-        """CREATE TABLE settings (
-            key TEXT PRIMARY KEY,
-            value TEXT
-        )""",
-        """CREATE TABLE memories (
-            id TEXT PRIMARY KEY,
-            scope TEXT NOT NULL,
-            subject_id TEXT NOT NULL,
-            field TEXT NOT NULL,
-            occurred_key TEXT NOT NULL DEFAULT '',
-            value TEXT NOT NULL,
-            source_type TEXT NOT NULL,
-            source_ref TEXT,
-            occurred_at TEXT,
-            confidence TEXT NOT NULL,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            write_seq INTEGER NOT NULL,
-            UNIQUE (scope, subject_id, field, occurred_key)
-        )""",
-        "CREATE INDEX memories_subject ON memories (subject_id, scope)",
-        """CREATE TABLE operations (
-            seq INTEGER PRIMARY KEY,
-            op_id TEXT NOT NULL UNIQUE,
-            created_at TEXT NOT NULL,
-            action TEXT NOT NULL,
-            summary TEXT NOT NULL,
-            rows INTEGER NOT NULL,
-            snapshot TEXT NOT NULL
-        )""",
-        """CREATE TABLE operation_rows (
-            seq INTEGER NOT NULL,
-            memory_id TEXT NOT NULL,
-            subject_id TEXT NOT NULL,
-            row_key TEXT NOT NULL,
-            PRIMARY KEY (seq, memory_id)
-        )""",
-        "CREATE INDEX operation_rows_memory ON operation_rows (memory_id)",
-        "CREATE INDEX operation_rows_subject ON operation_rows (subject_id)",
-        "CREATE INDEX operation_rows_key ON operation_rows (row_key)",
-    ]
-    for sql in statements:
-        conn.execute(sql)
-
-
-def m002_write_order_index(conn: sqlite3.Connection) -> None:
-    # Pruning and context read rows of one subject in write order; the new index
-    # also serves every lookup the old (subject_id, scope) index did.
-    conn.execute(
-        "CREATE INDEX memories_write_order ON memories (subject_id, scope, updated_at, write_seq)"
-    )
-    conn.execute("DROP INDEX memories_subject")
-
-
-# Append only: a released migration is never edited, renumbered or removed.
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_write_order_index]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
 def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
@@ -335,20 +177,18 @@ def has_tables(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
 
 
-def migrate(conn: sqlite3.Connection, migrations: list[Any] | None = None) -> int:
-    """Bring the schema to the latest version; each step is its own transaction."""
-    steps = MIGRATIONS if migrations is None else migrations
-    version = user_version(conn)
-    while version < len(steps):
-        with transaction(conn):
-            # Another process may have migrated between our read and our lock.
-            version = user_version(conn)
-            if version >= len(steps):
-                break
-            steps[version](conn)
-            conn.execute(f"PRAGMA user_version={version + 1}")
-        version += 1
-    return version
+def read_schema(conn: sqlite3.Connection) -> tuple[int, bool]:
+    """``(user_version, has_tables)`` from one snapshot.
+
+    One statement is one read transaction. Read in two, a first ``enable``
+    committing in between would make a healthy new store look like a foreign
+    database (version 0 with tables).
+    """
+    version, tables = conn.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), "
+        "EXISTS (SELECT 1 FROM sqlite_master)"
+    ).fetchone()
+    return int(version), bool(tables)
 
 
 def fetch_all(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:

@@ -7,15 +7,17 @@ import os
 import sqlite3
 import stat
 
-from . import db, policy
+from . import db, files, policy
+from .db import SCHEMA_VERSION
 from .errors import MemoryStoreError
-from .paths import FILE_MODE, SIDE_SUFFIXES
+from .files import FILE_MODE, SIDE_SUFFIXES
+from .session import Session, not_a_memory_store, schema_too_new
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-    from .store import MemoryStore
+    from .files import Location
 
 
 class _Findings:
@@ -29,18 +31,18 @@ class _Findings:
         self.items.append(item)
 
 
-def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
+def run_doctor(location: Location, fix: bool = False) -> dict[str, Any]:
     f = _Findings()
     fixed: list[str] = []
     try:
-        dir_exists = db.check_data_dir(store.data_dir)
+        dir_exists = files.check_data_dir(location.data_dir)
     except MemoryStoreError as exc:
         f.add("data_dir", "error", exc.message)
         return _result(f, fixed)
     if not dir_exists:
         f.add("data_dir", "info", "no store: memory has never been enabled here")
         return _result(f, fixed)
-    mode = stat.S_IMODE(os.stat(store.data_dir).st_mode)
+    mode = stat.S_IMODE(os.stat(location.data_dir).st_mode)
     if mode & 0o077:
         f.add(
             "dir_mode",
@@ -52,15 +54,15 @@ def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
     else:
         f.add("dir_mode", "ok", f"the data directory is private (mode {mode:o})")
     try:
-        size = db.check_store_files(store.path)
+        st = files.check_store_files(location.path)
     except MemoryStoreError as exc:
         f.add("files", "error", exc.message, code=exc.code)
         return _result(f, fixed)
-    if size is None:
+    if st is None:
         f.add("files", "info", "no database file: memory is not enabled")
         return _result(f, fixed)
     for suffix in ("", *SIDE_SUFFIXES):
-        path = store.path + suffix
+        path = location.path + suffix
         try:
             fmode = stat.S_IMODE(os.lstat(path).st_mode)
         except FileNotFoundError:
@@ -78,29 +80,31 @@ def run_doctor(store: MemoryStore, fix: bool = False) -> dict[str, Any]:
                     file=name,
                     mode=f"{fmode:o}",
                 )
-    if size == 0:
+    if st.st_size == 0:
         f.add("schema", "info", "the database file is empty: a first enable did not finish")
     else:
-        _check_file(store.path, f)
+        _check_file(location, f)
     for name in fixed:
-        os.chmod(os.path.join(store.data_dir, name), FILE_MODE)
+        os.chmod(os.path.join(location.data_dir, name), FILE_MODE)
     return _result(f, fixed)
 
 
-def _check_file(path: str, f: _Findings) -> None:
+def _check_file(location: Location, f: _Findings) -> None:
     try:
-        db.check_header(path)
-        conn = db.connect(path)
+        session = Session.attach(location)
     except MemoryStoreError as exc:
         f.add("integrity", "error", exc.message, code=exc.code)
         return
+    if session is None:  # removed since the checks above
+        f.add("files", "info", "no database file: memory is not enabled")
+        return
     try:
-        _check_database(conn, f)
+        _check_database(session.conn, f)
     except sqlite3.Error as exc:
         err = db.translate(exc)
         f.add("integrity", "error", err.message, code=err.code)
     finally:
-        conn.close()
+        session.close()
 
 
 def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
@@ -109,15 +113,11 @@ def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
 
 
 def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
-    version = db.user_version(conn)
-    if version > db.SCHEMA_VERSION:
+    version, tables = db.read_schema(conn)
+    if version > SCHEMA_VERSION:
         # Contract §8: under SCHEMA_TOO_NEW only status and revoke --delete run;
         # this release cannot judge a newer release's tables.
-        raise MemoryStoreError(
-            "SCHEMA_TOO_NEW",
-            "the store was written by a newer memory-store; upgrade before using it",
-            {"found": version, "supported": db.SCHEMA_VERSION},
-        )
+        raise schema_too_new(version)
     rows = conn.execute("PRAGMA quick_check").fetchall()
     if [r[0] for r in rows] != ["ok"]:
         f.add(
@@ -129,16 +129,16 @@ def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
         return
     f.add("integrity", "ok", "SQLite quick_check passed")
     if version == 0:
-        if db.has_tables(conn):
-            f.add("schema", "error", "the file holds a database that is not a memory store")
+        if tables:
+            f.add("schema", "error", not_a_memory_store().message)
         else:
             f.add("schema", "info", "the database is empty: a first enable did not finish")
         return
-    if version < db.SCHEMA_VERSION:
+    if version < SCHEMA_VERSION:
         f.add(
             "schema",
             "warning",
-            f"schema version {version} will be migrated to {db.SCHEMA_VERSION} on next use",
+            f"schema version {version} will be migrated to {SCHEMA_VERSION} on next use",
         )
     else:
         f.add("schema", "ok", f"schema version {version}")

@@ -52,3 +52,25 @@ class MemoryStoreError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "details": self.details}
+
+
+def error(code: str, message: str, **details: Any) -> MemoryStoreError:
+    return MemoryStoreError(code, message, details)
+
+
+def require_confirm(confirm: bool, what: str) -> None:
+    """Step 1 of the check order: a destructive command without ``--confirm`` changes nothing."""
+    if not confirm:
+        raise error(
+            "CONFIRMATION_REQUIRED",
+            f"{what} needs --confirm, given only after the user's explicit words; nothing changed",
+        )
+
+
+def unavailable(exc: OSError) -> MemoryStoreError:
+    """An OS error on the store's files: permission, read-only, disk full, a file in the way."""
+    return MemoryStoreError(
+        "STORE_UNAVAILABLE",
+        f"the store cannot be used: {exc.strerror or exc}",
+        {"errno": exc.errno},
+    )

@@ -1,0 +1,194 @@
+"""Caps (contract §7), checked on the net result of a whole batch: refuse or prune."""
+
+from __future__ import annotations
+
+from . import policy, rows
+from .errors import error
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any
+
+    Group = tuple[str, str | None]
+
+
+def group_of(row: dict[str, Any]) -> Group:
+    """The rows one cap counts: a scope, per subject or store-wide."""
+    per_subject = policy.CAPS[row["scope"]]["per"] == "subject"
+    return (row["scope"], row["subject_id"] if per_subject else None)
+
+
+def cap_of(scope: str) -> int:
+    return int(policy.CAPS[scope]["max"])  # type: ignore[call-overload]
+
+
+def count(conn: sqlite3.Connection, group: Group) -> int:
+    scope, subject = group
+    if subject is None:
+        sql, params = "SELECT COUNT(*) FROM memories WHERE scope = ?", (scope,)
+    else:
+        sql = "SELECT COUNT(*) FROM memories WHERE scope = ? AND subject_id = ?"
+        params = (scope, subject)
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def total(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+
+class Enforcer:
+    """One batch's cap check, inside its transaction.
+
+    ``results`` are the batch's per-delta results (``index``, ``action``,
+    ``memory``); ``protected`` the ids it named, which are never pruned;
+    ``touched`` its snapshot entries, to which pruned rows are added so that
+    undo brings them back.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        results: list[dict[str, Any]],
+        protected: set[str],
+        touched: dict[str, dict[str, Any]],
+    ):
+        self.conn = conn
+        self.results = results
+        self.protected = protected
+        self.touched = touched
+        self.pruned: list[dict[str, Any]] = []
+        self.replaced: dict[Group, int] = {}  # rows pruned per group so far
+
+    def run(self) -> list[dict[str, Any]]:
+        # In the order the batch first creates in each group, so the error names that delta.
+        groups = dict.fromkeys(
+            group_of(r["memory"]) for r in self.results if r["action"] == "created"
+        )
+        for group in groups:
+            self._check_group(group)
+        if groups:
+            self._check_store()
+        return self.pruned
+
+    def _net(self, group: Group | None) -> int:
+        return sum(
+            (r["action"] == "created") - (r["action"] == "deleted")
+            for r in self.results
+            if group is None or group_of(r["memory"]) == group
+        )
+
+    def _check_group(self, group: Group) -> None:
+        scope, subject = group
+        cap, n = cap_of(scope), count(self.conn, group)
+        if n <= cap:
+            return
+        if policy.CAPS[scope]["policy"] == "refuse":
+            before = n - self._net(group)
+            raise error(
+                "MEMORY_LIMIT_REACHED",
+                f"{scope} rows{'' if subject is None else ' for ' + subject} are at the cap of {cap}; "
+                "delete or merge an old field first (the user curates these)",
+                index=self._first_over(group, before, cap),
+                scope=scope,
+                subject_id=subject,
+                limit=cap,
+                count=before,
+            )
+        candidates = self._candidates(" WHERE scope = ? AND subject_id = ?", (scope, subject))
+        need = n - cap
+        if len(candidates) < need:
+            raise error(
+                "MEMORY_LIMIT_REACHED",
+                f"this batch alone writes more than {cap} {scope} rows for {subject}",
+                index=self._first_beyond_batch(group, cap),
+                scope=scope,
+                subject_id=subject,
+                limit=cap,
+            )
+        self._prune(candidates[:need])
+        self.replaced[group] = need
+
+    def _check_store(self) -> None:
+        n = total(self.conn)
+        if n <= policy.TOTAL_ROWS_MAX:
+            return
+        need = n - policy.TOTAL_ROWS_MAX
+        marks = ", ".join("?" for _ in policy.GLOBAL_PRUNE_SCOPES)
+        candidates = self._candidates(f" WHERE scope IN ({marks})", policy.GLOBAL_PRUNE_SCOPES)
+        if len(candidates) < need:
+            start = n - self._net(None) + len(self.pruned)
+            raise error(
+                "MEMORY_LIMIT_REACHED",
+                f"the store holds its maximum of {policy.TOTAL_ROWS_MAX} rows and nothing more can be "
+                "pruned; ask the user to archive or forget old subjects",
+                index=self._first_over(None, start, policy.TOTAL_ROWS_MAX),
+                scope=None,
+                limit=policy.TOTAL_ROWS_MAX,
+                count=n - len(candidates),
+            )
+        self._prune(candidates[:need])
+
+    def _candidates(self, where: str, params: Any) -> list[dict[str, Any]]:
+        """Prunable rows, least recently written first (``updated_at``, then write order)."""
+        found = rows.select(self.conn, where + " ORDER BY updated_at, write_seq", params)
+        return [c for c in found if c["id"] not in self.protected]
+
+    def _prune(self, victims: list[dict[str, Any]]) -> None:
+        for row in victims:
+            rows.delete(self.conn, row["id"])
+            self.touched[row["id"]] = {"id": row["id"], "before": row, "after": None}
+            self.pruned.append(row)
+
+    def _first_over(self, group: Group | None, start: int, cap: int) -> int:
+        """The first delta that adds a row to the kind while it is over its cap.
+
+        For the store-wide cap (``group`` None), a row created in a group that
+        pruned one of its own old rows only replaces it and adds nothing.
+        """
+        credits = dict(self.replaced) if group is None else {}
+        running = start
+        first_create = None
+        for r in self.results:
+            g = group_of(r["memory"])
+            if group is not None and g != group:
+                continue
+            if r["action"] == "created":
+                if credits.get(g):
+                    credits[g] -= 1
+                    continue
+                running += 1
+                first_create = r["index"] if first_create is None else first_create
+                if running > cap:
+                    return r["index"]
+            elif r["action"] == "deleted":
+                running -= 1
+        return first_create if first_create is not None else self.results[-1]["index"]
+
+    def _first_beyond_batch(self, group: Group, cap: int) -> int:
+        """The delta that makes the batch itself name more rows of a pruning kind than fit."""
+        named = 0
+        for r in self.results:
+            if group_of(r["memory"]) == group and r["action"] != "deleted":
+                named += 1
+                if named > cap:
+                    return r["index"]
+        return self.results[-1]["index"]
+
+
+def check_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op_id: str) -> None:
+    """Restoring a deleted row must not push a kind past its cap."""
+    for e in entries:
+        row = e["before"]
+        if row is None:
+            continue
+        cap = cap_of(row["scope"])
+        if count(conn, group_of(row)) > cap or total(conn) > policy.TOTAL_ROWS_MAX:
+            raise error(
+                "MEMORY_LIMIT_REACHED",
+                "undoing this would push the store past a cap: delete a newer row first",
+                op_id=op_id,
+                scope=row["scope"],
+                subject_id=row["subject_id"],
+                limit=cap,
+            )

@@ -1,0 +1,137 @@
+"""The consent state: ``status``, ``enable``, ``pause`` and ``resume`` (contract §5, §8)."""
+
+from __future__ import annotations
+
+from . import files, policy
+from .db import SCHEMA_VERSION
+from .errors import error, require_confirm, unavailable
+from .files import create_private_file, make_private_dirs
+from .session import Opened, Session, not_initialized
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .files import Location
+
+
+def limits() -> dict[str, Any]:
+    return {
+        "value_chars": policy.VALUE_CHARS_MAX,
+        "total_rows": policy.TOTAL_ROWS_MAX,
+        "by_scope": {scope: dict(rule) for scope, rule in policy.CAPS.items()},
+        "undo_history": policy.HISTORY_MAX,
+        "deltas_per_apply": policy.DELTAS_PER_APPLY_MAX,
+        "input_bytes": policy.INPUT_BYTES_MAX,
+    }
+
+
+def status(location: Location) -> dict[str, Any]:
+    """Never fails on a missing store and never creates anything."""
+    base: dict[str, Any] = {
+        "exists": False,
+        "consent_enabled": False,
+        "consent_at": None,
+        "paused": False,
+        "policy_version": None,
+        "schema_version": None,
+        "counts": {"total": 0, "by_scope": {s: 0 for s in policy.SCOPES}},
+        "limits": limits(),
+        "undo_available": 0,
+        "path": location.path,
+    }
+    session = Session.attach(location)
+    if session is None:
+        return base
+    base["exists"] = True
+    with Opened(session):
+        session.inspect(allow_too_new=True)
+        base["schema_version"] = session.version
+        if session.version > SCHEMA_VERSION:
+            # A newer release's store: report what we know, read nothing else.
+            base.update(consent_enabled=None, paused=None, counts=None, undo_available=None)
+            return base
+        s = session.settings()
+        base.update(
+            consent_enabled=s["consent_enabled"],
+            consent_at=s["consent_at"],
+            paused=s["paused"],
+            policy_version=s["policy_version"],
+        )
+        if not session.blank:
+            conn = session.conn
+            by_scope = base["counts"]["by_scope"]
+            for scope, n in conn.execute("SELECT scope, COUNT(*) FROM memories GROUP BY scope"):
+                by_scope[scope] = n
+            base["counts"]["total"] = sum(by_scope.values())
+            base["undo_available"] = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
+        return base
+
+
+def _create_store(location: Location) -> bool:
+    """The directory (0700) and an empty database file (0600); True if this call created it."""
+    try:
+        if not files.check_data_dir(location.data_dir):
+            make_private_dirs(location.data_dir)
+    except OSError as exc:
+        raise unavailable(exc) from None
+    if files.check_store_files(location.path) is not None:
+        return False
+    # A stale -wal beside a missing database must never be replayed into a new one.
+    files.remove_side_files(location.path)
+    try:
+        create_private_file(location.path)
+    except FileExistsError:
+        return False  # another process won the race; use its file
+    except OSError as exc:
+        raise unavailable(exc) from None
+    return True
+
+
+def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
+    from .rows import now
+
+    require_confirm(confirm, "enable")
+    created = _create_store(location)
+    session = Session.attach(location)
+    if session is None:
+        raise not_initialized()  # removed again by a concurrent revoke --delete
+    with Opened(session):
+        session.inspect(migrate_older=False)
+        session.initialize()
+        stamp = now()
+        with session.transaction():
+            s = session.settings()
+            session.set(
+                consent_enabled=True,
+                consent_at=s["consent_at"] or stamp,
+                consent_renewed_at=stamp,
+                paused=False,
+                revoked_at=None,
+                policy_version=policy.POLICY_VERSION,
+            )
+        s = session.settings()
+        return {
+            "consent_enabled": True,
+            "consent_at": s["consent_at"],
+            "consent_renewed_at": s["consent_renewed_at"],
+            "paused": False,
+            "policy_version": policy.POLICY_VERSION,
+            "schema_version": session.version,
+            "created": created,
+            "path": location.path,
+        }
+
+
+def set_paused(session: Session, paused: bool) -> dict[str, Any]:
+    with session.transaction():
+        s = session.settings()
+        if not s["consent_enabled"]:
+            raise error(
+                "CONSENT_REQUIRED",
+                "memory is not enabled; pause and resume need the user's consent first",
+            )
+        changed = s["paused"] != paused
+        if changed:
+            session.set(paused=paused)
+    return {"paused": paused, "changed": changed, "consent_enabled": True}

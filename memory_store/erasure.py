@@ -1,0 +1,183 @@
+"""Deletion the person asks for: ``forget``, ``forget-object``, ``clear``, ``revoke`` (§8, §9).
+
+None of these is undoable, and each leaves no copy of what it removed in the
+store's files: rows and every undo snapshot that mentions them go in one
+transaction, then the file is rebuilt (``Session.finish_erasure``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from . import db, files
+from .changes import drop_operation
+from .db import SCHEMA_VERSION
+from .errors import MemoryStoreError, error, unavailable
+from .rows import now
+from .session import Session
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .files import Location
+
+
+def _not_found(column: str, value: str, known: list[str]) -> MemoryStoreError:
+    if column == "memory_id":
+        return error(
+            "MEMORY_NOT_FOUND", "no memory has that id; nothing was deleted", memory_id=value
+        )
+    return error(
+        "SUBJECT_NOT_FOUND",
+        "no memory is about that subject; nothing was deleted",
+        subject_id=value,
+        known_subjects=known,
+    )
+
+
+def known_subjects(conn: sqlite3.Connection) -> list[str]:
+    """Every subject with a live row or an undo snapshot."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT subject_id FROM memories UNION SELECT subject_id FROM operation_rows ORDER BY 1"
+        )
+    ]
+
+
+def forget(session: Session, column: str, value: str) -> dict[str, Any]:
+    """Delete a row (``column`` memory_id) or a subject (subject_id), and every
+    operation whose snapshots mention it. A value that survives only in an undo
+    snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND."""
+    if session.blank:
+        raise _not_found(column, value, [])
+    conn = session.conn
+    row_column = "id" if column == "memory_id" else "subject_id"
+    with session.transaction():
+        live = conn.execute(
+            f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)
+        ).fetchone()[0]
+        seqs = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT DISTINCT seq FROM operation_rows WHERE {column} = ?", (value,)
+            )
+        ]
+        if not live and not seqs:
+            raise _not_found(column, value, known_subjects(conn))
+        conn.execute(f"DELETE FROM memories WHERE {row_column} = ?", (value,))
+        for seq in seqs:
+            drop_operation(conn, seq)
+        session.set(erase_pending=True)
+    erased = session.finish_erasure(True)
+    return {"deleted": live, "operations_removed": len(seqs), "erased": erased}
+
+
+def clear(session: Session) -> dict[str, Any]:
+    """Every memory and the whole undo history; consent stays as it is."""
+    if session.blank:
+        return {"deleted": 0, "operations_removed": 0, "erased": True}
+    conn = session.conn
+    with session.transaction():
+        deleted = conn.execute("DELETE FROM memories").rowcount
+        ops = conn.execute("DELETE FROM operations").rowcount
+        conn.execute("DELETE FROM operation_rows")
+        session.set(erase_pending=True)
+    erased = session.finish_erasure(True)
+    return {"deleted": deleted, "operations_removed": ops, "erased": erased}
+
+
+def revoke(session: Session) -> dict[str, Any]:
+    """Consent withdrawn, data kept, paused."""
+    if not session.blank:
+        with session.transaction():
+            session.set(consent_enabled=False, paused=True, revoked_at=now())
+    return {"consent_enabled": False, "paused": True, "deleted": False}
+
+
+def revoke_delete(location: Location) -> dict[str, Any]:
+    """Delete everything; works on a missing, blank, too-new or corrupt store.
+
+    The rows go first, in one transaction that also withdraws consent, so an
+    interruption leaves the store unchanged or empty-and-revoked. Only then
+    are the files overwritten and removed.
+    """
+    if not files.check_data_dir(location.data_dir):
+        return {"consent_enabled": False, "deleted": True, "rows_deleted": 0, "erased": True}
+    deleted_rows, clean = _empty_if_readable(location)
+    _remove_files(location.path, clean)
+    return {
+        "consent_enabled": False,
+        "deleted": True,
+        "rows_deleted": deleted_rows,
+        "erased": True,  # the files are gone, zeroed first wherever SQLite could not erase
+    }
+
+
+def _empty_if_readable(location: Location) -> tuple[int, bool]:
+    """(rows deleted, whether SQLite itself emptied and erased the file)."""
+    try:
+        session = Session.attach(location)
+    except MemoryStoreError as exc:
+        if exc.code != "STORE_CORRUPT":
+            raise
+        return 0, False  # not SQLite: the file is overwritten and removed
+    if session is None:
+        return 0, False
+    try:
+        return _empty_and_revoke(session)
+    finally:
+        session.close()
+
+
+def _empty_and_revoke(session: Session) -> tuple[int, bool]:
+    try:
+        session.inspect(allow_too_new=True)
+        if session.blank:
+            return 0, True
+        if session.version > SCHEMA_VERSION:
+            return 0, False  # a newer release's tables: do not guess, overwrite the file
+        conn = session.conn
+        with session.transaction():
+            deleted = conn.execute("DELETE FROM memories").rowcount
+            conn.execute("DELETE FROM operations")
+            conn.execute("DELETE FROM operation_rows")
+            session.set(consent_enabled=False, paused=True, revoked_at=now(), erase_pending=True)
+        return deleted, db.erase(conn)
+    except MemoryStoreError as exc:
+        if exc.code == "STORE_CORRUPT":
+            return 0, False  # unreadable: the files are overwritten and removed
+        raise
+    except sqlite3.Error as exc:
+        err = db.translate(exc)
+        if err.code == "STORE_CORRUPT":
+            return 0, False
+        raise err from None
+
+
+def _remove_files(path: str, clean: bool) -> None:
+    """Unlink the database and its side files, zeroing them first unless SQLite erased them.
+
+    Zeroing means a process still holding the files open cannot read the old
+    bytes. The database is opened first and unlinked before a byte of it is
+    overwritten: an interruption leaves it intact or absent, never a
+    half-zeroed database at the store's path.
+    """
+    fds = [] if clean else [files.open_for_overwrite(path + s) for s in ("", "-wal")]
+    try:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise unavailable(exc) from None
+        files.remove_side_files(path)
+        for fd in fds:
+            if fd is not None:
+                files.overwrite_with_zeros(fd)
+    finally:
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)

@@ -1,0 +1,177 @@
+"""Where the store lives, and whether its files are safe to open.
+
+The data directory is ``--data-dir`` > ``MEMORY_STORE_DIR`` > platformdirs.
+The checks here run before SQLite touches a path. Nothing here opens a
+database file by path while a connection to it may be open in this process,
+except where the caller has closed it first: closing any descriptor of a file
+drops every POSIX lock this process holds on it, SQLite's included (see
+``session.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from .errors import MemoryStoreError, unavailable
+
+APP_NAME = "memory-store"
+DB_NAME = "memory.sqlite3"
+SIDE_SUFFIXES = ("-wal", "-shm")
+ENV_DIR = "MEMORY_STORE_DIR"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
+    """The one place that decides the data directory.
+
+    platformdirs is imported only when neither the option nor the environment
+    names a directory: it is the most expensive import on the read paths.
+    """
+    if data_dir is not None and str(data_dir) != "":
+        return os.path.abspath(os.path.expanduser(os.fspath(data_dir)))
+    env = os.environ.get(ENV_DIR)
+    if env:
+        return os.path.abspath(os.path.expanduser(env))
+    from platformdirs import user_data_dir
+
+    return user_data_dir(APP_NAME, appauthor=False)
+
+
+class Location:
+    """Where one store lives: its directory and its database file."""
+
+    __slots__ = ("data_dir", "path")
+
+    def __init__(self, data_dir: str | os.PathLike[str] | None = None):
+        self.data_dir = resolve_data_dir(data_dir)
+        self.path = os.path.join(self.data_dir, DB_NAME)
+
+
+def make_private_dirs(path: str) -> None:
+    """Create ``path`` and any missing parents as 0700; never chmod what already exists."""
+    missing = []
+    head = path
+    while head and not os.path.lexists(head):
+        missing.append(head)
+        parent = os.path.dirname(head)
+        if parent == head:
+            break
+        head = parent
+    for directory in reversed(missing):
+        os.mkdir(directory, DIR_MODE)
+        os.chmod(directory, DIR_MODE)  # the umask may have narrowed or widened mkdir's mode
+
+
+def create_private_file(path: str) -> None:
+    """Create an empty file with mode 0600 whatever the umask; refuse to follow or reuse."""
+    fd = os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE
+    )
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _through_a_file() -> MemoryStoreError:
+    return MemoryStoreError("STORE_UNAVAILABLE", "the data directory path runs through a file", {})
+
+
+def check_data_dir(directory: str) -> bool:
+    """True if the directory exists; STORE_UNAVAILABLE if it is something else."""
+    try:
+        st = os.stat(directory)
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:
+        raise _through_a_file() from None
+    except OSError as exc:
+        raise unavailable(exc) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise MemoryStoreError("STORE_UNAVAILABLE", "the data directory is not a directory", {})
+    return True
+
+
+def check_store_files(db_path: str) -> os.stat_result | None:
+    """The database file's ``lstat``, or None when it does not exist.
+
+    A database, -wal or -shm that is a symlink or not a regular file is
+    STORE_UNSAFE: SQLite would follow it somewhere we did not choose.
+    """
+    found: os.stat_result | None = None
+    for suffix in ("", *SIDE_SUFFIXES):
+        path = db_path + suffix
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except NotADirectoryError:
+            raise _through_a_file() from None
+        except OSError as exc:
+            raise unavailable(exc) from None
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+            raise MemoryStoreError(
+                "STORE_UNSAFE",
+                f"{os.path.basename(path)} is a symlink or not a regular file; refusing to use it",
+                {"file": os.path.basename(path)},
+            )
+        if suffix == "":
+            found = st
+    return found
+
+
+def check_header(db_path: str) -> None:
+    """STORE_CORRUPT unless the file starts with SQLite's magic string.
+
+    Opens the file by path: call it only while this process holds no
+    connection to the database.
+    """
+    try:
+        with open(db_path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise unavailable(exc) from None
+    if head != SQLITE_MAGIC:
+        raise MemoryStoreError("STORE_CORRUPT", "the store file is not a SQLite database", {})
+
+
+def remove_side_files(db_path: str) -> None:
+    for suffix in SIDE_SUFFIXES:
+        try:
+            os.unlink(db_path + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise unavailable(exc) from None
+
+
+def open_for_overwrite(path: str) -> int | None:
+    """A write descriptor for ``path`` (never through a symlink), or None if it is absent."""
+    try:
+        return os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise unavailable(exc) from None
+
+
+def overwrite_with_zeros(fd: int) -> None:
+    """Overwrite an open file's bytes with zeros in place, and sync them to disk.
+
+    Works on a file already unlinked: the bytes are overwritten wherever another
+    process still holds it open.
+    """
+    try:
+        size = os.fstat(fd).st_size
+        chunk = bytes(65536)
+        offset = 0
+        while offset < size:
+            offset += os.pwrite(fd, chunk[: min(len(chunk), size - offset)], offset)
+        os.fsync(fd)
+    except OSError as exc:
+        raise unavailable(exc) from None

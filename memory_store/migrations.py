@@ -1,0 +1,90 @@
+"""Schema migrations: each runs in the same transaction as its ``user_version`` bump."""
+
+from __future__ import annotations
+
+from .db import SCHEMA_VERSION, transaction, user_version
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable
+    from typing import Any
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    statements = [
+        """CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT
+        )""",
+        """CREATE TABLE memories (
+            id TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            subject_id TEXT NOT NULL,
+            field TEXT NOT NULL,
+            occurred_key TEXT NOT NULL DEFAULT '',
+            value TEXT NOT NULL,
+            source_type TEXT NOT NULL,
+            source_ref TEXT,
+            occurred_at TEXT,
+            confidence TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            write_seq INTEGER NOT NULL,
+            UNIQUE (scope, subject_id, field, occurred_key)
+        )""",
+        "CREATE INDEX memories_subject ON memories (subject_id, scope)",
+        """CREATE TABLE operations (
+            seq INTEGER PRIMARY KEY,
+            op_id TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            action TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            rows INTEGER NOT NULL,
+            snapshot TEXT NOT NULL
+        )""",
+        """CREATE TABLE operation_rows (
+            seq INTEGER NOT NULL,
+            memory_id TEXT NOT NULL,
+            subject_id TEXT NOT NULL,
+            row_key TEXT NOT NULL,
+            PRIMARY KEY (seq, memory_id)
+        )""",
+        "CREATE INDEX operation_rows_memory ON operation_rows (memory_id)",
+        "CREATE INDEX operation_rows_subject ON operation_rows (subject_id)",
+        "CREATE INDEX operation_rows_key ON operation_rows (row_key)",
+    ]
+    for sql in statements:
+        conn.execute(sql)
+
+
+def m002_write_order_index(conn: sqlite3.Connection) -> None:
+    # Pruning and context read rows of one subject in write order; the new index
+    # also serves every lookup the old (subject_id, scope) index did.
+    conn.execute(
+        "CREATE INDEX memories_write_order ON memories (subject_id, scope, updated_at, write_seq)"
+    )
+    conn.execute("DROP INDEX memories_subject")
+
+
+# Append only: a released migration is never edited, renumbered or removed. Adding
+# one means raising db.SCHEMA_VERSION with it (checked here, at import).
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_write_order_index]
+if len(MIGRATIONS) != SCHEMA_VERSION:
+    raise ImportError(f"{len(MIGRATIONS)} migrations for schema version {SCHEMA_VERSION}")
+
+
+def migrate(conn: sqlite3.Connection, migrations: list[Any] | None = None) -> int:
+    """Bring the schema to the latest version; each step is its own transaction."""
+    steps = MIGRATIONS if migrations is None else migrations
+    version = user_version(conn)
+    while version < len(steps):
+        with transaction(conn):
+            # Another process may have migrated between our read and our lock.
+            version = user_version(conn)
+            if version >= len(steps):
+                break
+            steps[version](conn)
+            conn.execute(f"PRAGMA user_version={version + 1}")
+        version += 1
+    return version

@@ -1,0 +1,77 @@
+"""Memory rows as the commands share them: columns, lookups, public form, labels."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from . import db, policy
+from .policy import ROW_KEYS
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any
+
+# Internal columns kept in snapshots so that undo restores a row exactly.
+ALL_COLUMNS = (*ROW_KEYS, "occurred_key", "write_seq")
+SELECT = "SELECT " + ", ".join(ALL_COLUMNS) + " FROM memories"
+INSERT = (
+    f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
+)
+SCOPE_ORDER = {scope: i for i, scope in enumerate(policy.SCOPES)}
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    """The row as hosts see it: the contract's keys, nothing internal."""
+    return {k: row[k] for k in ROW_KEYS}
+
+
+def key_of(row: dict[str, Any]) -> str:
+    """A stable text form of a row's identity (scope, subject, field, event date)."""
+    return json.dumps(
+        [row["scope"], row["subject_id"], row["field"], row.get("occurred_key") or ""],
+        ensure_ascii=False,
+    )
+
+
+def storage_order(row: dict[str, Any]) -> tuple[int, str, str, str]:
+    """``show`` and ``export`` order: scope, subject, field, event date."""
+    return (SCOPE_ORDER[row["scope"]], row["subject_id"], row["field"], row["occurred_key"])
+
+
+def label(row: dict[str, Any]) -> str:
+    """``obj-a relationship.stage`` — how a summary names a row."""
+    where = f"{row['scope']}.{row['field']}"
+    if row["scope"] == "event" and row.get("occurred_at"):
+        where += f"@{row['occurred_at']}"
+    return where if row["subject_id"] == policy.USER_SUBJECT else f"{row['subject_id']} {where}"
+
+
+def select(conn: sqlite3.Connection, where: str = "", params: Any = ()) -> list[dict[str, Any]]:
+    return db.fetch_all(conn, SELECT + where, params)
+
+
+def find_by_key(conn: sqlite3.Connection, key: tuple[str, ...]) -> dict[str, Any] | None:
+    rows = select(
+        conn, " WHERE scope = ? AND subject_id = ? AND field = ? AND occurred_key = ?", key
+    )
+    return rows[0] if rows else None
+
+
+def find_by_id(conn: sqlite3.Connection, memory_id: str) -> dict[str, Any] | None:
+    rows = select(conn, " WHERE id = ?", (memory_id,))
+    return rows[0] if rows else None
+
+
+def insert(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    conn.execute(INSERT, tuple(row[c] for c in ALL_COLUMNS))
+
+
+def delete(conn: sqlite3.Connection, memory_id: str) -> None:
+    conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))

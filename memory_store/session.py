@@ -1,0 +1,235 @@
+"""A Session: one store opened, checked and inspected once.
+
+The CLI opens a session per command and closes it; the MCP server keeps one
+open across calls and asks :meth:`Session.is_current` before each, so that a
+database deleted or replaced by another process (``revoke --delete`` in a
+terminal) is never written through a stale connection.
+
+A long-lived session must never open the store's files by path while its
+connection is open: POSIX advisory locks belong to the process, and closing
+any descriptor of the file drops every lock the process holds on it,
+SQLite's included. Another process could then checkpoint and delete the
+``-wal`` under the connection, and writes would be lost. So the header check
+(:func:`files.check_header`, an ``open``/``close``) runs only before the
+connection exists, and later checks use ``lstat`` and SQLite itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from . import db, files
+from .db import SCHEMA_VERSION
+from .errors import MemoryStoreError, error
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .files import Location
+
+
+def not_initialized() -> MemoryStoreError:
+    return error(
+        "NOT_INITIALIZED",
+        "long-term memory is not enabled: ask the user, then run `enable --confirm`",
+    )
+
+
+def schema_too_new(found: int) -> MemoryStoreError:
+    return error(
+        "SCHEMA_TOO_NEW",
+        "the store was written by a newer memory-store; upgrade before using it",
+        found=found,
+        supported=SCHEMA_VERSION,
+    )
+
+
+def not_a_memory_store() -> MemoryStoreError:
+    return error("STORE_CORRUPT", "the file holds a database that is not a memory store")
+
+
+def _setting_value(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return None if value is None else str(value)
+
+
+class Session:
+    """An open connection to one store, and what opening it learned.
+
+    ``version`` is the schema version (``PRAGMA user_version``); ``blank`` is
+    true for a zero-length or table-less file, a first ``enable`` that did not
+    finish.
+    """
+
+    def __init__(self, location: Location, conn: sqlite3.Connection, st: os.stat_result):
+        self.location = location
+        self.conn = conn
+        self.identity = (st.st_dev, st.st_ino)
+        self.version = 0
+        self.blank = False
+
+    # -------------------------------------------------------------- opening
+
+    @classmethod
+    def attach(cls, location: Location) -> Session | None:
+        """Steps 2-3 of the contract's check order, up to a connection.
+
+        The data directory and the files must be safe, a non-empty file must
+        be SQLite; None when there is no store (nothing is created).
+        """
+        if not files.check_data_dir(location.data_dir):
+            return None
+        st = files.check_store_files(location.path)
+        if st is None:
+            return None
+        if st.st_size > 0:
+            files.check_header(location.path)
+        return cls(location, db.connect(location.path), st)
+
+    @classmethod
+    def open(cls, location: Location) -> Session:
+        """A session on an existing, current store; NOT_INITIALIZED when there is none."""
+        session = cls.attach(location)
+        if session is None:
+            raise not_initialized()
+        try:
+            session.inspect()
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def inspect(self, migrate_older: bool = True, allow_too_new: bool = False) -> None:
+        """Read the schema version; refuse a newer or foreign schema, migrate an older one."""
+        try:
+            version, tables = db.read_schema(self.conn)
+            if version > SCHEMA_VERSION:
+                if not allow_too_new:
+                    raise schema_too_new(version)
+            elif version == 0:
+                if tables:
+                    raise not_a_memory_store()
+            elif version < SCHEMA_VERSION and migrate_older:
+                from .migrations import migrate
+
+                version = migrate(self.conn)
+        except sqlite3.Error as exc:
+            raise db.translate(exc) from None
+        self.version = version
+        self.blank = version == 0
+
+    def initialize(self) -> None:
+        """Complete a blank or older store: WAL journal, every migration (``enable``)."""
+        from .migrations import migrate
+
+        db.ensure_wal(self.conn)
+        self.version = migrate(self.conn)
+        self.blank = False
+
+    def is_current(self) -> bool:
+        """Whether the file at the store's path is still the one this session holds.
+
+        ``lstat`` only (see the module docstring). False when the database was
+        removed or replaced, or its directory or files became unsafe.
+        """
+        try:
+            if not files.check_data_dir(self.location.data_dir):
+                return False
+            st = files.check_store_files(self.location.path)
+        except MemoryStoreError:
+            return False
+        return st is not None and (st.st_dev, st.st_ino) == self.identity
+
+    def refresh(self) -> None:
+        """Notice a migration by another process since the last call (or a newer release's)."""
+        try:
+            changed = db.user_version(self.conn) != self.version
+        except sqlite3.Error as exc:
+            raise db.translate(exc) from None
+        if changed:
+            self.inspect()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -------------------------------------------------------------- settings
+
+    def settings(self) -> dict[str, Any]:
+        raw: dict[str, str | None] = {}
+        if not self.blank:
+            raw = dict(self.conn.execute("SELECT key, value FROM settings").fetchall())
+        return {
+            "consent_enabled": raw.get("consent_enabled") == "1",
+            "consent_at": raw.get("consent_at"),
+            "consent_renewed_at": raw.get("consent_renewed_at"),
+            "revoked_at": raw.get("revoked_at"),
+            "paused": raw.get("paused") == "1",
+            "policy_version": int(raw["policy_version"]) if raw.get("policy_version") else None,
+            "write_seq": int(raw.get("write_seq") or 0),
+            "erase_pending": raw.get("erase_pending") == "1",
+        }
+
+    def set(self, **values: Any) -> None:
+        """Write settings; call inside a transaction."""
+        self.conn.executemany(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [(key, _setting_value(value)) for key, value in values.items()],
+        )
+
+    @staticmethod
+    def gate(settings: dict[str, Any]) -> None:
+        """Step 4: consent, then pause. ``apply``, ``context`` and ``search`` pass it."""
+        if not settings["consent_enabled"]:
+            raise error(
+                "CONSENT_REQUIRED",
+                "the user has not agreed to long-term memory (or withdrew consent); nothing was read or written",
+            )
+        if settings["paused"]:
+            raise error("MEMORY_PAUSED", "memory is paused; nothing was read or written")
+
+    # -------------------------------------------------------------- writing
+
+    def transaction(self) -> db.transaction:
+        return db.transaction(self.conn)
+
+    def finish_erasure(self, needed: bool, wait_ms: int | None = None) -> bool:
+        """Erase freed bytes after a commit; True when the erasure is complete.
+
+        The write itself has committed (and set ``erase_pending`` in the same
+        transaction), so nothing here may turn it into a failure: if erasure
+        cannot finish (a reader pins old pages, the disk is full), the flag
+        stays set and the next write completes the job.
+        """
+        try:
+            if not (needed or self.settings()["erase_pending"]):
+                return True
+            if not db.erase(self.conn, wait_ms):
+                return False
+            with self.transaction():
+                self.set(erase_pending=False)
+            return True
+        except (MemoryStoreError, sqlite3.Error):
+            return False
+
+
+class Opened:
+    """``with Opened(session):`` closes the session and turns a stray sqlite3 error into a code."""
+
+    def __init__(self, session: Session, close: bool = True):
+        self.session = session
+        self.close = close
+
+    def __enter__(self) -> Session:
+        return self.session
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self.close:
+            self.session.close()
+        elif self.session.conn.in_transaction:
+            self.session.conn.execute("ROLLBACK")  # no transaction outlives a call
+        if isinstance(exc, sqlite3.Error):
+            raise db.translate(exc) from None
