@@ -1,9 +1,25 @@
-"""Shared test helpers: a private data directory per test, and a real CLI in a subprocess."""
+"""Shared test helpers, one per job.
+
+- ``private_store`` (autouse): every test, and every process it starts, uses a
+  throwaway data directory.
+- ``cli(*args)``: the real command line, run in process by ``main(argv)`` —
+  for most command tests (a process start costs ~50 ms).
+- ``run_cli(*args)``: the real command line in a subprocess — for stdout and
+  exit-status discipline, crashes, concurrency, locks held by another
+  process, umask and hot-path imports.
+- ``ok`` / ``fails`` / ``apply`` / ``put``: a command that must succeed or fail,
+  in process (``spawn=True`` for a subprocess).
+- ``db_connect``: a raw SQLite connection, for tests that inspect or break the
+  file behind the tool's back.
+- ``ROW_KEYS``: the contract's row keys (§6), written out once.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,10 +28,25 @@ from typing import Any
 
 import pytest
 
+from memory_store.cli import main
 from memory_store.errors import EXIT_STATUS
 
 ENVELOPE_KEYS = {"schema", "ok", "command", "data", "error"}
 DB_NAME = "memory.sqlite3"
+# Contract §6, written out here rather than imported: the tests check the code against it.
+ROW_KEYS = (
+    "id",
+    "scope",
+    "subject_id",
+    "field",
+    "value",
+    "source_type",
+    "source_ref",
+    "occurred_at",
+    "confidence",
+    "created_at",
+    "updated_at",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,6 +79,58 @@ class Result:
     def error(self) -> dict[str, Any] | None:
         return self.env["error"]
 
+    def __iter__(self) -> Any:
+        """``status, envelope = cli(...)``."""
+        return iter((self.code, self.env))
+
+
+class _Sink(io.BytesIO):
+    """A byte buffer that keeps its contents when the text wrapper around it is closed."""
+
+    def close(self) -> None:
+        pass
+
+
+def _bytes(input: bytes | str | None) -> bytes:
+    if isinstance(input, str):
+        return input.encode("utf-8")
+    return b"" if input is None else input
+
+
+def cli(
+    *args: str,
+    input: bytes | str | None = None,
+    env: dict[str, str] | None = None,
+    check_envelope: bool = True,
+    timeout: float | None = None,  # accepted for symmetry with run_cli
+) -> Result:
+    """Run ``main(args)`` in this process with its own stdin, stdout and stderr.
+
+    The same checks as :func:`run_cli`. ``env`` is applied for the call only.
+    """
+    saved_env = {k: os.environ.get(k) for k in env or {}}
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    out, err = _Sink(), _Sink()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(_bytes(input)), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8")
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8")
+    os.environ.update(env or {})
+    try:
+        code = main(list(args))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    result = Result(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
+    if check_envelope:
+        assert_envelope(result)
+    return result
+
 
 def run_cli(
     *args: str,
@@ -56,7 +139,7 @@ def run_cli(
     check_envelope: bool = True,
     timeout: float = 60,
 ) -> Result:
-    """Run ``python -m memory_store ARGS`` and check the envelope discipline.
+    """Run ``python -m memory_store ARGS`` in a subprocess and check the envelope discipline.
 
     Asserts: exactly one JSON object on stdout with exactly the contract's keys,
     an exit status that matches the error code, and a clean stderr.
@@ -64,11 +147,9 @@ def run_cli(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    if isinstance(input, str):
-        input = input.encode("utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "memory_store", *args],
-        input=input if input is not None else b"",
+        input=_bytes(input),
         capture_output=True,
         env=full_env,
         timeout=timeout,
@@ -96,16 +177,20 @@ def assert_envelope(result: Result) -> None:
         assert result.code == EXIT_STATUS[env["error"]["code"]], (result.code, env["error"])
 
 
-def ok(*args: str, **kwargs: Any) -> Any:
+def _runner(spawn: bool) -> Any:
+    return run_cli if spawn else cli
+
+
+def ok(*args: str, spawn: bool = False, **kwargs: Any) -> Any:
     """Run a command that must succeed; return its data."""
-    r = run_cli(*args, **kwargs)
+    r = _runner(spawn)(*args, **kwargs)
     assert r.code == 0, r.stdout
     return r.data
 
 
-def fails(code: str, *args: str, **kwargs: Any) -> Result:
+def fails(code: str, *args: str, spawn: bool = False, **kwargs: Any) -> Result:
     """Run a command that must fail with ``code``; return the result."""
-    r = run_cli(*args, **kwargs)
+    r = _runner(spawn)(*args, **kwargs)
     assert r.error is not None and r.error["code"] == code, r.stdout
     assert r.code == EXIT_STATUS[code]
     return r
@@ -140,14 +225,62 @@ def delta(
     return d
 
 
-def apply(*deltas: dict[str, Any], store: str | None = None, dry_run: bool = False) -> Result:
+def body_of(*deltas: dict[str, Any]) -> str:
+    """The JSON text of one delta, or of a batch of several."""
     body = deltas[0] if len(deltas) == 1 else {"deltas": list(deltas)}
-    args = ["apply", "--json", json.dumps(body, ensure_ascii=False)]
+    return json.dumps(body, ensure_ascii=False)
+
+
+def apply(
+    *deltas: dict[str, Any], store: str | None = None, dry_run: bool = False, spawn: bool = False
+) -> Result:
+    args = ["apply", "--json", body_of(*deltas)]
     if dry_run:
         args.append("--dry-run")
     if store:
         args = ["--data-dir", store, *args]
-    return run_cli(*args)
+    return _runner(spawn)(*args)
+
+
+def put(*deltas: dict[str, Any]) -> dict[str, Any]:
+    """Apply deltas that must succeed; return apply's data."""
+    return ok("apply", "--json", body_of(*deltas))
+
+
+def op_ids() -> list[str]:
+    """The undoable operations, newest first."""
+    return [o["op_id"] for o in ok("log")["operations"]]
+
+
+def prc_id(first17: str) -> str:
+    """A PRC resident ID number with a valid check character."""
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    total = sum(int(c) * w for c, w in zip(first17, weights, strict=True))
+    return first17 + "10X98765432"[total % 11]
+
+
+def db_connect(store_dir: Path | str, readonly: bool = False, **kwargs: Any) -> sqlite3.Connection:
+    """A raw connection to a store's database that never creates a file.
+
+    ``readonly`` opens it ``mode=ro``. Keyword arguments go to ``sqlite3.connect``.
+    """
+    path = Path(store_dir)
+    if path.is_dir():
+        path = path / DB_NAME
+    mode = "ro" if readonly else "rw"
+    return sqlite3.connect(f"file:{path}?mode={mode}", uri=True, **kwargs)
+
+
+def backdate(store_dir: Path, when: str = "2020-01-02T03:04:05Z", where: str = "") -> None:
+    """Give stored rows an old created_at/updated_at (all rows, or those matching ``where``)."""
+    conn = db_connect(store_dir)
+    try:
+        with conn:
+            conn.execute(
+                f"UPDATE memories SET created_at = ?, updated_at = ? {where}", (when, when)
+            )
+    finally:
+        conn.close()
 
 
 def values_of(obj: Any, key: str) -> list[Any]:

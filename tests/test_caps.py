@@ -8,12 +8,11 @@ about a cap goes through ``python -m memory_store``.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, apply, delta, fails, ok
+from conftest import apply, db_connect, delta, fails, ok
 
 from memory_store import MemoryStore
 
@@ -247,7 +246,7 @@ def test_event_cap_prunes_least_recently_written_not_oldest_occurred(store: Path
 def test_event_prune_order_is_by_updated_at_first(store: Path) -> None:
     rows = seed(store, events("obj-a", 20))
     # Backdate e10: it was written later (higher write sequence) but longer ago.
-    conn = sqlite3.connect(store / DB_NAME)
+    conn = db_connect(store)
     with conn:
         conn.execute(
             "UPDATE memories SET updated_at = ? WHERE id = ?",

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, store_files, values_of
+from conftest import DB_NAME, db_connect, delta, fails, ok, store_files, values_of
 
 ZH = "双方已确认进入排他约会"
 REFERENCE_DELTA = (
@@ -43,7 +42,7 @@ def op_ids() -> list[str]:
 
 
 def backdate(store: Path, subject: str, when: str) -> None:
-    conn = sqlite3.connect(store / DB_NAME)
+    conn = db_connect(store)
     try:
         with conn:
             conn.execute(
@@ -725,3 +724,21 @@ def test_reference_example(enabled: Path) -> None:
     assert ok("log")["operations"] == []
     if forgot["erased"]:
         assert ZH.encode("utf-8") not in raw_bytes(enabled)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["revoke", "--d", "--c"],
+        ["revoke", "--delete", "--conf"],
+        ["forget-object", "obj-a", "--con"],
+        ["context", "--subject", "obj-a"],
+        ["--data", "/tmp/elsewhere", "status"],
+        ["--form", "table", "status"],
+    ],
+)
+def test_options_cannot_be_abbreviated(enabled: Path, args: list[str]) -> None:
+    ok("apply", "--json", json.dumps(delta(value="留下")))
+    fails("INVALID_ARGUMENTS", *args)
+    assert [m["value"] for m in ok("show")["memories"]] == ["留下"]
+    assert ok("status")["consent_enabled"] is True

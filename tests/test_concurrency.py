@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, ok, run_cli
+from conftest import db_connect, delta, ok, run_cli
 
 from memory_store import MemoryStore, MemoryStoreError
 
@@ -58,7 +57,7 @@ for j in range(count):
 
 
 def integrity(store_dir: Path) -> str:
-    conn = sqlite3.connect(f"file:{store_dir / DB_NAME}?mode=ro", uri=True)
+    conn = db_connect(store_dir, readonly=True)
     try:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
@@ -166,7 +165,7 @@ def test_a_blocked_writer_gets_store_busy_and_writes_nothing(
     before_rows = ok("show")["memories"]
     before_log = ok("log")["operations"]
 
-    holder = sqlite3.connect(enabled / DB_NAME, isolation_level=None)
+    holder = db_connect(enabled, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
         env = {"MEMORY_STORE_BUSY_TIMEOUT_MS": "200"}
@@ -206,7 +205,7 @@ def test_a_blocked_writer_gets_store_busy_and_writes_nothing(
 
 
 def test_a_writer_waits_for_a_lock_released_within_the_timeout(enabled: Path) -> None:
-    holder = sqlite3.connect(enabled / DB_NAME, isolation_level=None)
+    holder = db_connect(enabled, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     env = dict(os.environ, MEMORY_STORE_BUSY_TIMEOUT_MS="120000")
     body = json.dumps(delta(value="after the wait"))
@@ -265,7 +264,7 @@ def test_reads_succeed_while_the_write_lock_is_held(
     )
     expected_rows = ok("show")["memories"]
 
-    holder = sqlite3.connect(enabled / DB_NAME, isolation_level=None)
+    holder = db_connect(enabled, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     # An uncommitted change inside the held transaction: readers must not see it.
     holder.execute("UPDATE memories SET value = 'uncommitted' WHERE scope = 'object'")

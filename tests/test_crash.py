@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta
+from conftest import DB_NAME, db_connect, delta
 
 from memory_store import MemoryStore, db, policy
 
@@ -245,7 +245,7 @@ def build_too_new(realistic: Path, store_dir: Path) -> None:
     """The realistic store as a newer release left it: an extra 16 MB table, a higher
     user_version. SQLite must not guess at its tables, so revoke --delete overwrites it."""
     fresh_copy(realistic, store_dir)
-    conn = sqlite3.connect(store_dir / DB_NAME, isolation_level=None)
+    conn = db_connect(store_dir, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("CREATE TABLE future_attachments (data BLOB)")
@@ -571,7 +571,7 @@ def test_harness_detects_partial_state(harness: Harness, tmp_path: Path) -> None
     harness.measure("apply")
     store_dir = tmp_path / "partial"
     fresh_copy(harness.templates["realistic"], store_dir)
-    conn = sqlite3.connect(store_dir / DB_NAME)
+    conn = db_connect(store_dir)
     conn.execute(
         "UPDATE memories SET value = 'half written' WHERE subject_id = 'obj-c' AND field = 'fact0'"
     )

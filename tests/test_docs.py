@@ -9,7 +9,7 @@
   validates against the envelope schema and the command's data schema — with
   jsonschema here and with check-jsonschema on the same files;
 - SKILL.md passes the Agent Skills reference validator and covers every error code;
-- the README's commands on top, and its worked session is real output.
+- the README's commands on top, and the worked session (documentation/session.md) is real output.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Result, run_cli
+from conftest import ROW_KEYS as CONTRACT_ROW_KEYS
+from conftest import Result, cli, run_cli
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from memory_store import policy
-from memory_store.cli import COMMANDS, build_command_parser, build_parser
+from memory_store.cli import build_command_parser, build_parser
+from memory_store.commands import COMMANDS
 from memory_store.errors import EXIT_STATUS
-from memory_store.store import ROW_KEYS
+from memory_store.policy import ROW_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = ROOT / "references"
@@ -174,19 +176,7 @@ def test_one_data_schema_per_command() -> None:
 
 
 def test_memory_row_schema_has_exactly_the_contract_keys() -> None:
-    contract = [
-        "id",
-        "scope",
-        "subject_id",
-        "field",
-        "value",
-        "source_type",
-        "source_ref",
-        "occurred_at",
-        "confidence",
-        "created_at",
-        "updated_at",
-    ]
+    contract = list(CONTRACT_ROW_KEYS)
     schema = _schema("memory.schema.json")
     assert list(schema["properties"]) == contract == list(ROW_KEYS)
     assert schema["required"] == contract
@@ -832,10 +822,8 @@ CONTRACT_KEYS: dict[str, set[str]] = {
 
 
 def test_cli_reference_output_keys_match_the_schemas_and_the_contract() -> None:
-    gen = _gen_module()
-    assert list(gen.OUTPUT_KEYS) == list(COMMANDS)
-    for name in COMMANDS:
-        documented = [key for key, _, _ in gen.OUTPUT_KEYS[name]]
+    for name, command in COMMANDS.items():
+        documented = [key for key, _, _ in command.output]
         assert len(documented) == len(set(documented)), name
         assert set(documented) == _schema_keys(_schema(f"{name}.data.schema.json")), name
         assert CONTRACT_KEYS.get(name, set()) <= set(documented), name
@@ -865,7 +853,7 @@ def _raised_codes() -> dict[str, set[str]]:
             if isinstance(node, ast.Call):
                 func = node.func
                 fname = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-                if (fname.endswith("Error") or fname == "_error") and node.args:
+                if (fname.endswith("Error") or fname in ("_error", "error")) and node.args:
                     note(node.args[0], path.name)
                 for kw in node.keywords:
                     if kw.arg == "code":
@@ -1086,13 +1074,9 @@ def _normalize_json(value: Any) -> Any:
     return value
 
 
-def _readme_session() -> list[tuple[list[str], str]]:
-    """The ``$ memory-store …`` lines of the worked session and the output under each."""
-    text = _read(README)
-    # The section runs to the next level-2 heading (console blocks hold no headings).
-    match = re.search(r"^## A worked session\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert match, "README has no '## A worked session' section"
-    section = match.group(1)
+def _worked_session() -> list[tuple[list[str], str]]:
+    """The ``$ memory-store …`` lines of documentation/session.md and the output under each."""
+    section = _read(DOCS / "session.md")
     steps: list[tuple[list[str], str]] = []
     for lang, body in re.findall(r"^```(\w*)\n(.*?)^```$", section, re.M | re.S):
         if lang != "console":
@@ -1113,15 +1097,19 @@ def _readme_session() -> list[tuple[list[str], str]]:
     return steps
 
 
-def test_readme_worked_session_is_real_output(private_store: Path) -> None:
-    steps = _readme_session()
+def test_readme_links_the_worked_session() -> None:
+    assert "(documentation/session.md)" in _read(README)
+
+
+def test_worked_session_is_real_output(private_store: Path) -> None:
+    steps = _worked_session()
     commands = {a for args, _ in steps for a in args if a in COMMANDS}
     for needed in ("enable", "apply", "context", "log", "undo", "forget-object", "status"):
         assert needed in commands, needed
     path = str(private_store / "memory.sqlite3")
     for args, shown in steps:
         table = "--format" in args
-        result = run_cli(*args, check_envelope=not table)
+        result = cli(*args, check_envelope=not table)
         if table:
             assert result.code == 0, result.stderr
             actual = _normalize(result.stdout.replace(path, "PATH")).rstrip()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, ok, run_cli
+from conftest import DB_NAME, db_connect, delta, ok, run_cli
 
 from memory_store import MemoryStore
 
@@ -25,7 +25,7 @@ NOW = "2026-11-30T12:00:00Z"
 
 def edit(store_dir: Path, *statements: tuple[str, tuple] | str) -> None:
     """Change the store by hand, outside the product."""
-    conn = sqlite3.connect(store_dir / DB_NAME)
+    conn = db_connect(store_dir)
     try:
         for st in statements:
             sql, params = (st, ()) if isinstance(st, str) else st
@@ -78,7 +78,7 @@ def errors(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def dump(store_dir: Path) -> dict[str, Any]:
-    conn = sqlite3.connect(f"file:{store_dir / DB_NAME}?mode=ro", uri=True)
+    conn = db_connect(store_dir, readonly=True)
     try:
         out: dict[str, Any] = {
             t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
@@ -272,7 +272,7 @@ def test_a_loose_file_mode_is_reported_and_fix_repairs_only_that(healthy: Path) 
 def test_fix_repairs_wal_and_shm_but_never_the_directory(healthy: Path) -> None:
     os.chmod(healthy, 0o755)
     before = dump(healthy)
-    holder = sqlite3.connect(healthy / DB_NAME)  # keeps -wal and -shm in existence
+    holder = db_connect(healthy)  # keeps -wal and -shm in existence
     try:
         holder.execute("SELECT COUNT(*) FROM memories").fetchall()
         for suffix in ("-wal", "-shm"):
@@ -360,7 +360,7 @@ def test_a_damaged_sqlite_file(healthy: Path) -> None:
 
 def test_a_sqlite_file_of_another_application(private_store: Path) -> None:
     private_store.mkdir(mode=0o700)
-    conn = sqlite3.connect(private_store / DB_NAME)
+    conn = sqlite3.connect(private_store / DB_NAME)  # creates it
     conn.execute("CREATE TABLE recipes (name TEXT)")
     conn.commit()
     conn.close()

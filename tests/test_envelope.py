@@ -5,32 +5,18 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ENVELOPE_KEYS, delta, fails, ok, run_cli
+from conftest import ENVELOPE_KEYS, ROW_KEYS, db_connect, delta, fails, ok, run_cli
 
 import memory_store.cli
 from memory_store import MemoryStore
 from memory_store.errors import EXIT_STATUS
 
-ROW_KEYS = {
-    "id",
-    "scope",
-    "subject_id",
-    "field",
-    "value",
-    "source_type",
-    "source_ref",
-    "occurred_at",
-    "confidence",
-    "created_at",
-    "updated_at",
-}
 COMMANDS = [
     "status",
     "enable",
@@ -584,13 +570,13 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     result = applied["results"][0]
     assert set(result) >= {"index", "action", "memory"}
     assert result["index"] == 0 and result["action"] == "created"
-    assert set(result["memory"]) >= ROW_KEYS
+    assert set(result["memory"]) >= set(ROW_KEYS)
     assert isinstance(applied["summary"], str) and applied["summary"]
     assert "undo" in applied["undo_hint"]
     assert applied["dry_run"] is False
     assert applied["pruned"] == []
     for m in ok("show")["memories"] + ok("context", "--subject-id", "obj-a")["memories"]:
-        assert set(m) >= ROW_KEYS
+        assert set(m) >= set(ROW_KEYS)
     op = ok("log")["operations"][0]
     assert set(op) >= {"op_id", "created_at", "action", "summary", "rows"}
     assert op["op_id"] == applied["op_id"] and op["rows"] == 1
@@ -738,7 +724,7 @@ def test_unexpected_exception_is_internal_error_without_traceback(enabled: Path)
     """§4: an unexpected exception becomes INTERNAL_ERROR (exit 1); the traceback goes to
     stderr only with MEMORY_STORE_DEBUG=1. Triggered for real: a settings value edited
     by hand into something the code never writes."""
-    conn = sqlite3.connect(enabled / "memory.sqlite3")
+    conn = db_connect(enabled)
     conn.execute("UPDATE settings SET value = 'not-a-number' WHERE key = 'policy_version'")
     conn.commit()
     conn.close()

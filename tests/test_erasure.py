@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, delta, ok
+from conftest import DB_NAME, db_connect, delta, ok
 from conftest import apply as _apply
 
 from memory_store import MemoryStore, MemoryStoreError
@@ -54,7 +54,7 @@ def find_leaks(store_dir: Path, needles: list[str]) -> list[tuple[str, str]]:
 
 def retained_markers(store_dir: Path) -> set[str]:
     """Markers the store is still allowed to hold: live rows and undo snapshots."""
-    conn = sqlite3.connect(f"file:{store_dir / DB_NAME}?mode=ro", uri=True)
+    conn = db_connect(store_dir, readonly=True)
     try:
         text = " ".join(r[0] for r in conn.execute("SELECT value FROM memories"))
         text += " ".join(r[0] for r in conn.execute("SELECT snapshot FROM operations"))
@@ -84,7 +84,7 @@ def watched(enabled: Path):
     While it is open, closing the CLI's connection neither checkpoints nor
     deletes the WAL, so old page images survive unless erasure removes them.
     """
-    conn = sqlite3.connect(enabled / DB_NAME)
+    conn = db_connect(enabled)
     conn.execute("SELECT COUNT(*) FROM settings").fetchall()
     yield enabled
     conn.close()
@@ -162,7 +162,7 @@ def test_erasure_completes_while_a_reader_holds_a_connection(tmp_path: Path) -> 
     store = MemoryStore(tmp_path / "s")
     store.enable(confirm=True)
     store.apply(delta(field="fact", value="held-open-secret"))
-    other = sqlite3.connect(store.path)  # idle connection keeps -wal and -shm alive
+    other = db_connect(store.path)  # idle connection keeps -wal and -shm alive
     try:
         other.execute("SELECT COUNT(*) FROM memories").fetchall()
         result = store.forget_object("obj-a", confirm=True)
@@ -180,7 +180,7 @@ def test_open_read_transaction_reports_incomplete_then_next_write_completes(
     store.enable(confirm=True)
     store.apply(delta(field="fact", value="reader-pinned-secret"))
     store.apply(delta(subject="obj-z", field="fact", value="unrelated"))
-    reader = sqlite3.connect(store.path, isolation_level=None)
+    reader = db_connect(store.path, isolation_level=None)
     reader.execute("BEGIN")
     reader.execute("SELECT COUNT(*) FROM memories").fetchall()  # pins an old snapshot
     try:

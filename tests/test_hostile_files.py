@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, apply, delta, fails, ok, run_cli
+from conftest import DB_NAME, apply, db_connect, delta, fails, ok, run_cli
 
 from memory_store import MemoryStore
 
@@ -165,9 +165,8 @@ def test_modes_are_private_under_umask_000(tmp_path: Path) -> None:
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     # -wal and -shm exist while a connection is open; SQLite gives them the database's mode.
     store = MemoryStore(store_dir)
-    import sqlite3
 
-    conn = sqlite3.connect(store.path)
+    conn = db_connect(store.path)
     try:
         os.umask(0)
         conn.execute("SELECT COUNT(*) FROM settings").fetchall()

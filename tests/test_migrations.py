@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from conftest import DB_NAME, delta, fails, ok, run_cli
 
-from memory_store import MemoryStore, MemoryStoreError, db
-from memory_store.paths import create_private_file, make_private_dirs
+from memory_store import MemoryStore, MemoryStoreError, db, migrations
+from memory_store.files import create_private_file, make_private_dirs
 
 EXPECTED_TABLES = {
     "settings": ["key", "value"],
@@ -100,8 +100,8 @@ def user_version(path: Path) -> int:
 def assert_current_schema(path: Path) -> None:
     conn = connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(db.MIGRATIONS)
-        assert len(db.MIGRATIONS) == db.SCHEMA_VERSION
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations.MIGRATIONS)
+        assert len(migrations.MIGRATIONS) == db.SCHEMA_VERSION
         objects = conn.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
         tables = {name for kind, name, _ in objects if kind == "table"}
         assert tables == set(EXPECTED_TABLES)
@@ -130,9 +130,9 @@ def assert_current_schema(path: Path) -> None:
 
 def test_a_blank_store_gets_exactly_the_expected_schema(private_store: Path) -> None:
     data = ok("enable", "--confirm")
-    assert data["schema_version"] == len(db.MIGRATIONS)
+    assert data["schema_version"] == len(migrations.MIGRATIONS)
     assert_current_schema(private_store / DB_NAME)
-    assert ok("status")["schema_version"] == len(db.MIGRATIONS)
+    assert ok("status")["schema_version"] == len(migrations.MIGRATIONS)
 
 
 def test_the_migration_list_applied_to_an_empty_file_matches_enable(
@@ -144,7 +144,7 @@ def test_the_migration_list_applied_to_an_empty_file_matches_enable(
     create_private_file(str(other))
     conn = db.connect(str(other))
     try:
-        assert db.migrate(conn) == len(db.MIGRATIONS)
+        assert migrations.migrate(conn) == len(migrations.MIGRATIONS)
     finally:
         conn.close()
     assert schema_dump(other) == schema_dump(private_store / DB_NAME)
@@ -184,7 +184,7 @@ def build_v1_store(store_dir: Path) -> dict[str, Any]:
     conn = db.connect(str(path))
     try:
         db.ensure_wal(conn)
-        assert db.migrate(conn, db.MIGRATIONS[:1]) == 1
+        assert migrations.migrate(conn, migrations.MIGRATIONS[:1]) == 1
         label_old = _row("m-00000000000000a1", "object", "obj-a", "display_label", "Ann", 2)
         label_new = {**label_old, "value": "Ann (小安)", "updated_at": T1, "write_seq": 6}
         created = _row(
@@ -303,7 +303,7 @@ def test_a_v1_store_migrates_on_the_next_command_with_its_data_intact(
     )
     status = ok("status")
     assert status["consent_enabled"] is True and status["consent_at"] == T0
-    assert status["schema_version"] == len(db.MIGRATIONS)
+    assert status["schema_version"] == len(migrations.MIGRATIONS)
     assert status["undo_available"] == 1
     # The same schema as a store created by this release.
     fresh = MemoryStore(private_store.parent / "fresh")
@@ -315,7 +315,7 @@ def test_the_migrated_store_keeps_working(private_store: Path) -> None:
     fixture = build_v1_store(private_store)
     data = ok("apply", "--json", json.dumps(delta(subject="obj-c", value="Cleo")))
     assert data["results"][0]["action"] == "created"
-    assert user_version(private_store / DB_NAME) == len(db.MIGRATIONS)
+    assert user_version(private_store / DB_NAME) == len(migrations.MIGRATIONS)
     ok("undo")  # the new operation
     # Release 1's operation is still undoable: its before-snapshot restores exactly.
     undone = ok("undo")
@@ -362,15 +362,17 @@ def test_running_migrations_twice_changes_nothing(private_store: Path) -> None:
     path = private_store / DB_NAME
     conn = db.connect(str(path))
     try:
-        assert db.migrate(conn) == len(db.MIGRATIONS)
+        assert migrations.migrate(conn) == len(migrations.MIGRATIONS)
     finally:
         conn.close()
     schema, data = schema_dump(path), data_dump(path)
     raw = path.read_bytes()
     conn = db.connect(str(path))
     try:
-        assert db.migrate(conn) == len(db.MIGRATIONS)  # nothing to do
-        assert db.migrate(conn, db.MIGRATIONS[:1]) == len(db.MIGRATIONS)  # never goes back
+        assert migrations.migrate(conn) == len(migrations.MIGRATIONS)  # nothing to do
+        assert migrations.migrate(conn, migrations.MIGRATIONS[:1]) == len(
+            migrations.MIGRATIONS
+        )  # never goes back
     finally:
         conn.close()
     assert schema_dump(path) == schema and data_dump(path) == data
@@ -411,9 +413,9 @@ def test_a_failing_migration_rolls_back_and_leaves_the_file_as_it_was(
     conn = db.connect(str(path))
     try:
         with pytest.raises((RuntimeError, sqlite3.Error)):
-            db.migrate(conn, [*db.MIGRATIONS, failing])
+            migrations.migrate(conn, [*migrations.MIGRATIONS, failing])
         assert not conn.in_transaction
-        assert db.user_version(conn) == len(db.MIGRATIONS)
+        assert db.user_version(conn) == len(migrations.MIGRATIONS)
     finally:
         conn.close()
     assert schema_dump(path) == schema
@@ -431,7 +433,9 @@ def test_a_failing_step_after_an_old_version_keeps_the_old_version(private_store
     conn = db.connect(str(path))
     try:
         with pytest.raises(RuntimeError):
-            db.migrate(conn, [db.MIGRATIONS[0], fail_with_python_error, *db.MIGRATIONS[1:]])
+            migrations.migrate(
+                conn, [migrations.MIGRATIONS[0], fail_with_python_error, *migrations.MIGRATIONS[1:]]
+            )
     finally:
         conn.close()
     assert schema_dump(path) == schema and data_dump(path) == data
@@ -445,7 +449,7 @@ def test_a_failing_step_after_an_old_version_keeps_the_old_version(private_store
 
 
 def make_too_new(store_dir: Path) -> int:
-    newer = len(db.MIGRATIONS) + 1
+    newer = len(migrations.MIGRATIONS) + 1
     conn = connect(store_dir / DB_NAME)
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -490,7 +494,7 @@ def test_a_newer_schema_refuses_every_command_and_writes_nothing(
     for args in REFUSED_UNDER_TOO_NEW:
         r = fails("SCHEMA_TOO_NEW", *args)
         assert r.code == 7
-        assert r.error["details"] == {"found": newer, "supported": len(db.MIGRATIONS)}, args
+        assert r.error["details"] == {"found": newer, "supported": len(migrations.MIGRATIONS)}, args
         assert path.read_bytes() == raw, args
         assert {p.name for p in enabled.iterdir()} == {DB_NAME}, args
     out = tmp_path / "export.json"
@@ -532,7 +536,7 @@ def test_library_migrate_never_downgrades_a_newer_store(enabled: Path) -> None:
     schema = schema_dump(path)
     conn = db.connect(str(path))
     try:
-        assert db.migrate(conn) == newer
+        assert migrations.migrate(conn) == newer
     finally:
         conn.close()
     assert schema_dump(path) == schema

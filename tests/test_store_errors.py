@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, run_cli
+from conftest import DB_NAME, db_connect, delta, fails, ok, run_cli
 
 VALID = json.dumps(delta(field="display_label", value="小A"), ensure_ascii=False)
 
@@ -303,7 +303,7 @@ def test_someone_elses_sqlite_doctor_and_revoke_delete(private_store: Path) -> N
 
 
 def _future(store: Path) -> None:
-    conn = sqlite3.connect(store / DB_NAME)
+    conn = db_connect(store)
     conn.execute("PRAGMA user_version=99")
     conn.close()
 
@@ -332,7 +332,7 @@ def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None
     # §8: under SCHEMA_TOO_NEW only status and revoke --delete --confirm run.
     fails("SCHEMA_TOO_NEW", "doctor")
     assert snapshot(enabled) == before
-    conn = sqlite3.connect(enabled / DB_NAME)
+    conn = db_connect(enabled)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 99
     conn.close()
     data = ok("revoke", "--delete", "--confirm")
@@ -346,7 +346,7 @@ def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None
 
 
 def _hold_write_lock(store: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(store / DB_NAME, isolation_level=None, timeout=0)
+    conn = db_connect(store, isolation_level=None, timeout=0)
     conn.execute("BEGIN IMMEDIATE")
     return conn
 

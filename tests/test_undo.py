@@ -4,38 +4,18 @@ OPERATION_NOT_FOUND, and undo never being itself undoable."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import DB_NAME, delta, fails, ok
+from conftest import backdate, delta, fails, ok, op_ids, put
 
 from memory_store import MemoryStore
 
 OLD = "2020-01-02T03:04:05Z"
 
 
-def put(*deltas: dict[str, Any]) -> dict[str, Any]:
-    body: Any = deltas[0] if len(deltas) == 1 else {"deltas": list(deltas)}
-    return ok("apply", "--json", json.dumps(body, ensure_ascii=False))
-
-
 def rows() -> dict[str, dict[str, Any]]:
     return {m["id"]: m for m in ok("show")["memories"]}
-
-
-def op_ids() -> list[str]:
-    return [o["op_id"] for o in ok("log")["operations"]]
-
-
-def backdate_all(store: Path) -> None:
-    """Give every stored row an old timestamp so that a restore must bring it back exactly."""
-    conn = sqlite3.connect(store / DB_NAME)
-    try:
-        with conn:
-            conn.execute("UPDATE memories SET created_at = ?, updated_at = ?", (OLD, OLD))
-    finally:
-        conn.close()
 
 
 def test_undo_of_created_rows_removes_them(enabled: Path) -> None:
@@ -57,7 +37,7 @@ def test_undo_of_created_rows_removes_them(enabled: Path) -> None:
 
 def test_undo_of_an_update_restores_the_row_exactly(enabled: Path) -> None:
     put(delta(field="mbti", value="INFJ", source_ref="turn:1", confidence="high"))
-    backdate_all(enabled)
+    backdate(enabled)
     before = rows()
     [original] = before.values()
     assert original["updated_at"] == OLD and original["created_at"] == OLD
@@ -77,7 +57,7 @@ def test_undo_of_a_delete_restores_the_row_exactly(enabled: Path) -> None:
         delta(field="display_label", value="小A"),
         delta("event", field="conflict", value="争吵", occurred_at="2026-05-01T20:30:00+08:00"),
     )
-    backdate_all(enabled)
+    backdate(enabled)
     before = rows()
     event = next(m for m in before.values() if m["scope"] == "event")
     assert event["occurred_at"] == "2026-05-01T12:30:00Z"
@@ -111,7 +91,7 @@ def test_undo_of_a_delete_restores_the_row_exactly(enabled: Path) -> None:
 
 def test_undo_of_a_mixed_batch(enabled: Path) -> None:
     put(delta(field="mbti", value="INFJ"), delta(field="fact", value="喜欢猫"))
-    backdate_all(enabled)
+    backdate(enabled)
     before = rows()
     fact = next(m for m in before.values() if m["field"] == "fact")
     put(
@@ -126,7 +106,7 @@ def test_undo_of_a_mixed_batch(enabled: Path) -> None:
 def test_undo_restores_pruned_rows(enabled: Path) -> None:
     for i in range(5):
         put(delta("hypothesis", field=f"h{i}", value=f"猜测{i}"))
-    backdate_all(enabled)
+    backdate(enabled)
     before = rows()
     op = put(delta("hypothesis", field="h5", value="猜测5"))
     assert len(op["pruned"]) == 1

@@ -1,27 +1,26 @@
 """Validation of `apply` input through the real CLI (contract §4-§8).
 
-Every behaviour under test goes through ``python -m memory_store`` in a
-subprocess. The in-process library is used only to set a store up or to *look*
-at it (``show``/``log``), which keeps "nothing changed" checks cheap. Tables of
-refusals run their subprocesses concurrently (they only read the store) and
-report every failing case at once.
+Every behaviour under test goes through the real command line, ``main(argv)``
+run in process (``conftest.cli``); the few cases about what reaches the
+process itself (argv bytes, a huge stdin) run ``python -m memory_store`` in a
+subprocess. The library is used only to set a store up or to *look* at it
+(``show``/``log``), which keeps "nothing changed" checks cheap. Tables of
+refusals report every failing case at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Result, apply, assert_envelope, delta, fails, ok, run_cli
+from conftest import Result, apply, cli, delta, fails, ok, prc_id, run_cli
 
 from memory_store import MemoryStore
 
@@ -35,7 +34,6 @@ ELIGIBLE = {
     "event": ["user_explicit", "user_report", "chatlab", "tool"],
     "hypothesis": list(SOURCES),
 }
-WORKERS = max(2, min(6, (os.cpu_count() or 2) * 2))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -68,26 +66,11 @@ def _body(d: Any) -> str:
     return d if isinstance(d, str) else json.dumps(d, ensure_ascii=False)
 
 
-def _run(args: list[str], stdin: bytes | None) -> Result:
-    proc = subprocess.run(
-        [sys.executable, "-m", "memory_store", *args],
-        input=stdin if stdin is not None else b"",
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=60,
-    )
-    result = Result(proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8"))
-    assert_envelope(result)
-    return result
+def run_all(calls: Iterable[tuple[list[str], bytes | None]]) -> list[Result]:
+    return [cli(*args, input=stdin) for args, stdin in calls]
 
 
-def run_parallel(calls: Iterable[tuple[list[str], bytes | None]]) -> list[Result]:
-    calls = list(calls)
-    with ThreadPoolExecutor(WORKERS) as pool:
-        return list(pool.map(lambda c: _run(*c), calls))
-
-
-def apply_parallel(bodies: Iterable[Any], *extra: str) -> list[Result]:
+def apply_all(bodies: Iterable[Any], *extra: str) -> list[Result]:
     """``apply --json BODY`` for each body (str → as is, bytes → stdin, else JSON-encoded)."""
     calls: list[tuple[list[str], bytes | None]] = []
     for b in bodies:
@@ -95,7 +78,7 @@ def apply_parallel(bodies: Iterable[Any], *extra: str) -> list[Result]:
             calls.append((["apply", *extra], b))
         else:
             calls.append((["apply", "--json", _body(b), *extra], None))
-    return run_parallel(calls)
+    return run_all(calls)
 
 
 def check_invalid(result: Result, index: int | None = 0, path_prefix: str = "$") -> str | None:
@@ -121,7 +104,7 @@ def refuse_all(
 ) -> list[Result]:
     """Every case is INVALID_DELTA with details.index/path, and the store is unchanged."""
     before = state(store_dir)
-    results = apply_parallel(cases.values())
+    results = apply_all(cases.values())
     problems = {
         label: msg
         for label, r in zip(cases, results, strict=True)
@@ -139,12 +122,6 @@ def accept_all(deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
     data = r.data
     assert all(r["action"] in ("created", "updated") for r in data["results"]), data
     return [r["memory"] for r in data["results"]]
-
-
-def prc_id(first17: str) -> str:
-    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-    total = sum(int(c) * w for c, w in zip(first17, weights, strict=True))
-    return first17 + "10X98765432"[total % 11]
 
 
 def luhn_complete(partial: str) -> str:
@@ -196,7 +173,7 @@ def test_inference_never_becomes_a_fact_even_with_high_confidence(store: Path) -
         delta(scope, source="assistant_inference", confidence="high", source_ref="turn:9")
         for scope in ("user", "object", "relationship", "event")
     ]
-    for r in apply_parallel(bodies):
+    for r in apply_all(bodies):
         assert r.error is not None and r.error["code"] == "SOURCE_NOT_ELIGIBLE", r.stdout
         assert r.error["details"]["source_type"] == "assistant_inference"
     assert rows(store) == []
@@ -336,7 +313,7 @@ def test_invalid_utf8_refused(store: Path) -> None:
     path = store.parent / "bad.json"
     path.write_bytes(bad)
     before = state(store)
-    results = run_parallel(
+    results = run_all(
         [
             (["apply"], bad),
             (["apply"], body.replace(b"XX", "字".encode()[:2])),  # truncated sequence
@@ -571,7 +548,7 @@ def test_malformed_json_refused(store: Path) -> None:
         "overflowing float": delta_with('"PLACEHOLDER"', "1e400"),
     }
     before = state(store)
-    results = apply_parallel(cases.values())
+    results = apply_all(cases.values())
     for label, r in zip(cases, results, strict=True):
         assert r.error is not None and r.error["code"] == "INVALID_DELTA", (label, r.stdout)
         assert r.code == 4
@@ -634,9 +611,9 @@ def test_bad_third_delta_rejects_whole_batch(store: Path) -> None:
             delta("event", field="invitation", value="dinner"),
         ]
         bodies.append({"deltas": batch})
-    real = apply_parallel(bodies)
+    real = apply_all(bodies)
     dry_picks = [0, 3, 5]  # one per error code
-    dry_results = apply_parallel([bodies[i] for i in dry_picks], "--dry-run")
+    dry_results = apply_all([bodies[i] for i in dry_picks], "--dry-run")
     dry = dict(zip(dry_picks, dry_results, strict=True))
     for i, ((bad, code), r) in enumerate(zip(BAD_THIRD, real, strict=True)):
         assert r.error is not None and r.error["code"] == code, (bad, r.stdout)
@@ -662,7 +639,7 @@ def test_check_order_shape_then_sensitive_then_eligibility(store: Path) -> None:
         {"action": "delete", "scope": "object", "subject_id": "obj-a", "field": "missing"},
         delta("user", field="goal", source="chatlab"),
     ]
-    r1, r2, r3 = apply_parallel([{"deltas": shape_last}, both, {"deltas": missing_first}])
+    r1, r2, r3 = apply_all([{"deltas": shape_last}, both, {"deltas": missing_first}])
     assert r1.error["code"] == "INVALID_DELTA" and r1.error["details"]["index"] == 2
     assert r2.error["code"] == "SENSITIVE_REJECTED"
     assert r3.error["code"] == "SOURCE_NOT_ELIGIBLE" and r3.error["details"]["index"] == 1
@@ -698,7 +675,7 @@ SAME_KEY = [
 def test_same_key_twice_in_a_batch_refused(store: Path) -> None:
     seed(store, delta("object", field="fact", value="a"))
     before = state(store)
-    results = apply_parallel(
+    results = apply_all(
         {"deltas": [delta("object", field="other"), first, second]} for first, second in SAME_KEY
     )
     for pair, r in zip(SAME_KEY, results, strict=True):
@@ -734,7 +711,7 @@ def test_input_limit(store: Path) -> None:
     multibyte = json.dumps(delta("user", field="goal", value="x"))[:-1]
     multibyte += ', "note": "' + "字" * 22000 + '"}'
     assert len(multibyte) < 65536 < len(multibyte.encode())
-    results = run_parallel(
+    results = run_all(
         [
             (["apply", "--json", over], None),
             (["apply", "--json", multibyte], None),
@@ -809,7 +786,7 @@ SENSITIVE_FIELDS = [
 
 def test_sensitive_field_names_refused(store: Path) -> None:
     bodies = [delta("object", field=f, value="something") for f in SENSITIVE_FIELDS]
-    for body, r in zip(bodies, apply_parallel(bodies), strict=True):
+    for body, r in zip(bodies, apply_all(bodies), strict=True):
         assert r.error is not None and r.error["code"] == "SENSITIVE_REJECTED", (body, r.stdout)
         assert r.code == 4
         assert r.error["details"]["detector"]
@@ -860,7 +837,7 @@ def test_sensitive_values_refused_without_echo(store: Path) -> None:
         )
     for label in ("card",):
         bodies.append((label, delta("object", field="fact", value=cases[label]), ("--dry-run",)))
-    results = run_parallel(
+    results = run_all(
         (["apply", "--json", json.dumps(b, ensure_ascii=False), *extra], None)
         for _, b, extra in bodies
     )
@@ -953,8 +930,8 @@ def test_dry_run_refusals_match_real_apply(store: Path) -> None:
         "not json",
     ]
     before = state(store)
-    dry = apply_parallel(cases, "--dry-run")
-    real = apply_parallel(cases)
+    dry = apply_all(cases, "--dry-run")
+    real = apply_all(cases)
     codes = [r.error["code"] for r in real]
     assert codes == [
         "MEMORY_LIMIT_REACHED",
@@ -1016,7 +993,7 @@ def test_delete_missing_row_fails_whole_batch(store: Path) -> None:
         {"action": "delete", "scope": "object", "subject_id": "obj-a", "field": "missing"},
         delta("user", field="goal", value="g"),
     ]
-    results = apply_parallel(
+    results = apply_all(
         [
             {"deltas": batch},
             {"action": "delete", "id": "m-0000000000000000"},

@@ -1,0 +1,96 @@
+"""A session held across calls (``MemoryStore.hold``), as the MCP server will use it.
+
+The other party is always the real CLI in another process, as in real use: a
+terminal next to a running server.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import DB_NAME, db_connect, delta, ok
+
+from memory_store import MemoryStore, MemoryStoreError
+
+
+def code_of(call: object) -> str:
+    with pytest.raises(MemoryStoreError) as excinfo:
+        call()  # type: ignore[operator]
+    return excinfo.value.code
+
+
+@pytest.fixture
+def held(enabled: Path) -> MemoryStore:
+    store = MemoryStore(enabled)
+    store.hold()
+    store.apply(delta(value="小A"))
+    yield store
+    store.release()
+
+
+def test_a_held_store_keeps_one_connection_and_no_transaction(held: MemoryStore) -> None:
+    session = held._held
+    assert session is not None
+    held.context(subject_id="obj-a")
+    held.apply(delta(field="mbti", value="INFJ"))
+    assert held._held is session  # the same connection served every call
+    assert not session.conn.in_transaction
+
+
+def test_a_store_deleted_by_the_terminal_answers_like_a_fresh_process(
+    held: MemoryStore, enabled: Path
+) -> None:
+    ok("revoke", "--delete", "--confirm", spawn=True)
+    assert code_of(lambda: held.apply(delta(field="mbti", value="INFJ"))) == "NOT_INITIALIZED"
+    assert code_of(held.log) == "NOT_INITIALIZED"
+    assert list(enabled.iterdir()) == []  # nothing written into an unlinked file, nothing created
+
+    ok("enable", "--confirm", spawn=True)
+    result = held.apply(delta(field="mbti", value="INFJ"))
+    assert result["results"][0]["action"] == "created"
+    assert [m["value"] for m in ok("show", spawn=True)["memories"]] == ["INFJ"]
+
+
+def test_a_replaced_database_is_reopened(held: MemoryStore, enabled: Path) -> None:
+    other = enabled.parent / "other"
+    ok("--data-dir", str(other), "enable", "--confirm", spawn=True)
+    ok(
+        "--data-dir",
+        str(other),
+        "apply",
+        "--json",
+        '{"scope": "user", "field": "goal", '
+        '"value": "从另一个文件", "source_type": "user_explicit"}',
+        spawn=True,
+    )
+    for suffix in ("-wal", "-shm"):
+        if (enabled / (DB_NAME + suffix)).exists():
+            (enabled / (DB_NAME + suffix)).unlink()
+    os.replace(other / DB_NAME, enabled / DB_NAME)
+    values = [m["value"] for m in held.show()["memories"]]
+    assert values == ["从另一个文件"]
+
+
+def test_pause_in_the_terminal_applies_to_the_next_call(held: MemoryStore) -> None:
+    ok("pause", spawn=True)
+    assert code_of(lambda: held.context(subject_id="obj-a")) == "MEMORY_PAUSED"
+    ok("resume", spawn=True)
+    assert held.context(subject_id="obj-a")["memories"]
+
+
+def test_a_newer_schema_written_meanwhile_is_refused(held: MemoryStore, enabled: Path) -> None:
+    conn = db_connect(enabled)
+    conn.execute("PRAGMA user_version=99")
+    conn.commit()
+    conn.close()
+    assert code_of(lambda: held.context(subject_id="obj-a")) == "SCHEMA_TOO_NEW"
+    assert held.status()["schema_version"] == 99
+
+
+def test_forget_in_the_terminal_while_held_erases(held: MemoryStore) -> None:
+    held.context(subject_id="obj-a")  # the held connection is open and idle
+    result = ok("forget-object", "obj-a", "--confirm", spawn=True)
+    assert result["erased"] is True
+    assert held.show()["count"] == 0
