@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import files, policy
+from . import db, files, policy
 from .db import SCHEMA_VERSION
 from .errors import error, require_confirm, unavailable
 from .files import create_private_file, make_private_dirs
@@ -110,6 +110,7 @@ def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
                 revoked_at=None,
                 policy_version=policy.POLICY_VERSION,
             )
+        session.finish_erasure(False, db.SHORT_ERASE_WAIT_MS)
         s = session.settings()
         return {
             "consent_enabled": True,
@@ -134,4 +135,5 @@ def set_paused(session: Session, paused: bool) -> dict[str, Any]:
         changed = s["paused"] != paused
         if changed:
             session.set(paused=paused)
+    session.finish_erasure(False, db.SHORT_ERASE_WAIT_MS)
     return {"paused": paused, "changed": changed, "consent_enabled": True}

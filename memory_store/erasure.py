@@ -94,6 +94,7 @@ def revoke(session: Session) -> dict[str, Any]:
     if not session.blank:
         with session.transaction():
             session.set(consent_enabled=False, paused=True, revoked_at=now())
+        session.finish_erasure(False, db.SHORT_ERASE_WAIT_MS)
     return {"consent_enabled": False, "paused": True, "deleted": False}
 
 

@@ -199,6 +199,9 @@ class Session:
     def finish_erasure(self, needed: bool, wait_ms: int | None = None) -> bool:
         """Erase freed bytes after a commit; True when the erasure is complete.
 
+        Every committed write calls it: ``needed`` when the write itself freed
+        data, otherwise it finishes an erasure an earlier write left pending
+        (a reader pinned old pages, or the process died before its VACUUM).
         The write itself has committed (and set ``erase_pending`` in the same
         transaction), so nothing here may turn it into a failure: if erasure
         cannot finish (a reader pins old pages, the disk is full), the flag

@@ -11,6 +11,11 @@
   in process (``spawn=True`` for a subprocess).
 - ``db_connect``: a raw SQLite connection, for tests that inspect or break the
   file behind the tool's back.
+- ``held_open``: another process holding the database open (idle, in a read
+  transaction, or with the write lock), as a host would. It must be another
+  process: POSIX locks belong to the process, so any open/close of the file in
+  the test process (reading its bytes) would silently drop a connection's
+  locks there, and the store would no longer really be held.
 - ``ROW_KEYS``: the contract's row keys (§6), written out once.
 """
 
@@ -269,6 +274,57 @@ def db_connect(store_dir: Path | str, readonly: bool = False, **kwargs: Any) -> 
         path = path / DB_NAME
     mode = "ro" if readonly else "rw"
     return sqlite3.connect(f"file:{path}?mode={mode}", uri=True, **kwargs)
+
+
+_HOLDER = r"""
+import sqlite3, sys
+path, mode = sys.argv[1], sys.argv[2]
+conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=0)
+if mode == "read":  # pins a snapshot: a checkpoint cannot pass it
+    conn.execute("BEGIN")
+    conn.execute("SELECT COUNT(*) FROM memories").fetchall()
+elif mode == "write":
+    conn.execute("BEGIN IMMEDIATE")
+else:  # idle: keeps -wal and -shm in existence, as a host's open connection does
+    conn.execute("SELECT COUNT(*) FROM settings").fetchall()
+print("ready", flush=True)
+sys.stdin.readline()
+if conn.in_transaction:
+    conn.execute("ROLLBACK")
+conn.close()
+"""
+
+
+class held_open:  # noqa: N801 - used like a function: ``with held_open(store, "read"):``
+    """Another process holding the store's database open until the block ends."""
+
+    def __init__(self, store_dir: Path | str, mode: str = "idle"):
+        path = Path(store_dir)
+        self.path = path / DB_NAME if path.is_dir() else path
+        self.mode = mode
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> held_open:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _HOLDER, str(self.path), self.mode],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line == b"ready\n", line
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(b"\n")
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
 
 
 def backdate(store_dir: Path, when: str = "2020-01-02T03:04:05Z", where: str = "") -> None:

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, ok
+from conftest import DB_NAME, db_connect, delta, held_open, ok
 from conftest import apply as _apply
 
 from memory_store import MemoryStore, MemoryStoreError
@@ -79,15 +79,15 @@ def make_value(rng: random.Random, marker: str) -> str:
 
 @pytest.fixture
 def watched(enabled: Path):
-    """An enabled store that another connection keeps open, as a host process would.
+    """An enabled store that another process keeps open, as a host process would.
 
     While it is open, closing the CLI's connection neither checkpoints nor
     deletes the WAL, so old page images survive unless erasure removes them.
+    The holder is a separate process: reading the files' bytes here would drop
+    a connection's POSIX locks if that connection lived in this process.
     """
-    conn = db_connect(enabled)
-    conn.execute("SELECT COUNT(*) FROM settings").fetchall()
-    yield enabled
-    conn.close()
+    with held_open(enabled, "idle"):
+        yield enabled
 
 
 def test_forget_erases_value(watched: Path) -> None:
@@ -162,35 +162,43 @@ def test_erasure_completes_while_a_reader_holds_a_connection(tmp_path: Path) -> 
     store = MemoryStore(tmp_path / "s")
     store.enable(confirm=True)
     store.apply(delta(field="fact", value="held-open-secret"))
-    other = db_connect(store.path)  # idle connection keeps -wal and -shm alive
-    try:
-        other.execute("SELECT COUNT(*) FROM memories").fetchall()
+    with held_open(store.path, "idle"):  # an idle connection keeps -wal and -shm alive
         result = store.forget_object("obj-a", confirm=True)
         assert result["erased"] is True
         assert find_leaks(tmp_path / "s", ["held-open-secret"]) == []
-    finally:
-        other.close()
 
 
-def test_open_read_transaction_reports_incomplete_then_next_write_completes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _pin_and_forget(store_dir: Path, secret: str) -> None:
+    """forget-object while another process pins an old snapshot: erased false, the
+    secret still in the files when the reader lets go."""
+    ok("apply", "--json", json.dumps(delta(field="fact", value=secret)))
+    ok("apply", "--json", json.dumps(delta(subject="obj-z", field="fact", value="unrelated")))
+    with held_open(store_dir, "read"):
+        result = ok("forget-object", "obj-a", "--confirm")
+        assert result["erased"] is False  # honest: the reader still sees the old pages
+    assert find_leaks(store_dir, [secret])  # pending: this is what the next write must finish
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["apply", "--json", json.dumps(delta(subject="obj-z", field="fact2", value="next"))],
+        ["pause"],
+        ["resume"],
+        ["enable", "--confirm"],
+        ["revoke", "--confirm"],
+        ["undo"],
+        ["clear", "--confirm"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_the_next_committed_write_of_any_kind_finishes_a_pending_erasure(
+    watched: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
     monkeypatch.setenv("MEMORY_STORE_BUSY_TIMEOUT_MS", "200")
-    store = MemoryStore(tmp_path / "s")
-    store.enable(confirm=True)
-    store.apply(delta(field="fact", value="reader-pinned-secret"))
-    store.apply(delta(subject="obj-z", field="fact", value="unrelated"))
-    reader = db_connect(store.path, isolation_level=None)
-    reader.execute("BEGIN")
-    reader.execute("SELECT COUNT(*) FROM memories").fetchall()  # pins an old snapshot
-    try:
-        result = store.forget_object("obj-a", confirm=True)
-        assert result["erased"] is False  # honest: the reader still sees the old pages
-    finally:
-        reader.execute("COMMIT")
-        reader.close()
-    store.apply(delta(subject="obj-z", field="fact2", value="next write"))
-    assert find_leaks(tmp_path / "s", ["reader-pinned-secret"]) == []
+    _pin_and_forget(watched, "reader-pinned-secret")
+    ok(*command)
+    assert find_leaks(watched, ["reader-pinned-secret"]) == []
 
 
 # --- randomized churn over a large store ---------------------------------------------

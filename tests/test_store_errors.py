@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, fails, ok, run_cli
+from conftest import DB_NAME, db_connect, delta, fails, held_open, ok, run_cli
 
 VALID = json.dumps(delta(field="display_label", value="小A"), ensure_ascii=False)
 
@@ -345,12 +345,6 @@ def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None
 # STORE_BUSY
 
 
-def _hold_write_lock(store: Path) -> sqlite3.Connection:
-    conn = db_connect(store, isolation_level=None, timeout=0)
-    conn.execute("BEGIN IMMEDIATE")
-    return conn
-
-
 @pytest.mark.parametrize(
     "args",
     [
@@ -368,16 +362,12 @@ def _hold_write_lock(store: Path) -> sqlite3.Connection:
 def test_store_busy_is_bounded_and_writes_nothing(enabled: Path, args: list[str]) -> None:
     ok("apply", "--json", json.dumps(delta(subject="obj-a", field="mbti", value="INFJ")))
     show, log, status = ok("show"), ok("log"), ok("status")
-    holder = _hold_write_lock(enabled)
-    try:
+    with held_open(enabled, "write"):  # another process holds the write lock
         start = time.monotonic()
         r = fails("STORE_BUSY", *args, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"}, timeout=30)
         elapsed = time.monotonic() - start
         assert r.code == 6
         assert elapsed < 5, elapsed
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     assert (ok("show"), ok("log"), ok("status")) == (show, log, status)
     assert (enabled / DB_NAME).is_file()
     # the lock gone, the same command goes through
@@ -385,15 +375,11 @@ def test_store_busy_is_bounded_and_writes_nothing(enabled: Path, args: list[str]
 
 
 def test_store_busy_apply_then_success(enabled: Path) -> None:
-    holder = _hold_write_lock(enabled)
-    try:
+    with held_open(enabled, "write"):
         fails("STORE_BUSY", "apply", "--json", VALID, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"})
         # reads are not blocked by a writer in WAL mode
         assert ok("show")["count"] == 0
         assert ok("status")["consent_enabled"] is True
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
     assert ok("show")["count"] == 0
     assert ok("log")["operations"] == []
     ok("apply", "--json", VALID, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"})
