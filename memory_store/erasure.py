@@ -103,17 +103,28 @@ def revoke_delete(location: Location) -> dict[str, Any]:
 
     The rows go first, in one transaction that also withdraws consent, so an
     interruption leaves the store unchanged or empty-and-revoked. Only then
-    are the files overwritten and removed.
+    are the files overwritten and removed. Neither a planted side file nor a
+    full disk can block the deletion (contract §17).
     """
     if not files.check_data_dir(location.data_dir):
-        return {"consent_enabled": False, "deleted": True, "rows_deleted": 0, "erased": True}
+        return {
+            "consent_enabled": False,
+            "deleted": True,
+            "rows_deleted": 0,
+            "erased": True,
+            "overwritten": True,
+        }
+    files.remove_unsafe_side_files(location.path)
     deleted_rows, clean = _empty_if_readable(location)
-    _remove_files(location.path, clean)
+    overwritten = _remove_files(location.path, clean)
     return {
         "consent_enabled": False,
         "deleted": True,
         "rows_deleted": deleted_rows,
-        "erased": True,  # the files are gone, zeroed first wherever SQLite could not erase
+        # The files are gone; their bytes were erased by SQLite or zeroed first,
+        # unless the disk refused even that (overwritten: false).
+        "erased": overwritten,
+        "overwritten": overwritten,
     }
 
 
@@ -141,15 +152,23 @@ def _empty_and_revoke(session: Session) -> tuple[int, bool]:
         if session.version > SCHEMA_VERSION:
             return 0, False  # a newer release's tables: do not guess, overwrite the file
         conn = session.conn
-        with session.transaction():
-            deleted = conn.execute("DELETE FROM memories").rowcount
-            conn.execute("DELETE FROM operations")
-            conn.execute("DELETE FROM operation_rows")
-            session.set(consent_enabled=False, paused=True, revoked_at=now(), erase_pending=True)
-        return deleted, db.erase(conn)
+        rows = conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        try:
+            with session.transaction():
+                conn.execute("DELETE FROM memories")
+                conn.execute("DELETE FROM operations")
+                conn.execute("DELETE FROM operation_rows")
+                session.set(
+                    consent_enabled=False, paused=True, revoked_at=now(), erase_pending=True
+                )
+            return rows, db.erase(conn)
+        except MemoryStoreError as exc:
+            if exc.code != "STORE_UNAVAILABLE":
+                raise
+            return rows, False  # a full disk: the files are overwritten and removed anyway
     except MemoryStoreError as exc:
         if exc.code == "STORE_CORRUPT":
-            return 0, False  # unreadable: the files are overwritten and removed
+            return 0, False  # unreadable: the files are overwritten and removed below
         raise
     except sqlite3.Error as exc:
         err = db.translate(exc)
@@ -158,15 +177,18 @@ def _empty_and_revoke(session: Session) -> tuple[int, bool]:
         raise err from None
 
 
-def _remove_files(path: str, clean: bool) -> None:
+def _remove_files(path: str, clean: bool) -> bool:
     """Unlink the database and its side files, zeroing them first unless SQLite erased them.
 
     Zeroing means a process still holding the files open cannot read the old
     bytes. The database is opened first and unlinked before a byte of it is
     overwritten: an interruption leaves it intact or absent, never a
-    half-zeroed database at the store's path.
+    half-zeroed database at the store's path. The files are unlinked even when
+    they cannot be overwritten (a full disk); the result says so: True when
+    the bytes were erased or zeroed.
     """
-    fds = [] if clean else [files.open_for_overwrite(path + s) for s in ("", "-wal")]
+    fds = [] if clean else [files.open_for_overwrite(path + s) for s in ("", "-wal", "-journal")]
+    overwritten = True
     try:
         try:
             os.unlink(path)
@@ -177,8 +199,12 @@ def _remove_files(path: str, clean: bool) -> None:
         files.remove_side_files(path)
         for fd in fds:
             if fd is not None:
-                files.overwrite_with_zeros(fd)
+                try:
+                    files.overwrite_with_zeros(fd)
+                except MemoryStoreError:
+                    overwritten = False
     finally:
         for fd in fds:
             if fd is not None:
                 os.close(fd)
+    return overwritten

@@ -10,6 +10,7 @@ drops every POSIX lock this process holds on it, SQLite's included (see
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -18,6 +19,8 @@ from .errors import MemoryStoreError, unavailable
 APP_NAME = "memory-store"
 DB_NAME = "memory.sqlite3"
 SIDE_SUFFIXES = ("-wal", "-shm")
+# SQLite also creates a rollback journal when a store is out of WAL mode.
+CHECKED_SUFFIXES = (*SIDE_SUFFIXES, "-journal")
 ENV_DIR = "MEMORY_STORE_DIR"
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -100,11 +103,11 @@ def check_data_dir(directory: str) -> bool:
 def check_store_files(db_path: str) -> os.stat_result | None:
     """The database file's ``lstat``, or None when it does not exist.
 
-    A database, -wal or -shm that is a symlink or not a regular file is
-    STORE_UNSAFE: SQLite would follow it somewhere we did not choose.
+    A database, -wal, -shm or -journal that is a symlink or not a regular file
+    is STORE_UNSAFE: SQLite would follow it somewhere we did not choose.
     """
     found: os.stat_result | None = None
-    for suffix in ("", *SIDE_SUFFIXES):
+    for suffix in ("", *CHECKED_SUFFIXES):
         path = db_path + suffix
         try:
             st = os.lstat(path)
@@ -141,7 +144,8 @@ def check_header(db_path: str) -> None:
 
 
 def remove_side_files(db_path: str) -> None:
-    for suffix in SIDE_SUFFIXES:
+    """Unlink -wal, -shm and -journal; a symlink or FIFO is removed, never followed or opened."""
+    for suffix in CHECKED_SUFFIXES:
         try:
             os.unlink(db_path + suffix)
         except FileNotFoundError:
@@ -150,14 +154,50 @@ def remove_side_files(db_path: str) -> None:
             raise unavailable(exc) from None
 
 
+def remove_unsafe_side_files(db_path: str) -> None:
+    """Unlink side files that are not regular files (planted symlinks, FIFOs).
+
+    SQLite only ever creates regular side files, so these hold no memory; left
+    in place they would make SQLite write elsewhere, or block on a FIFO.
+    """
+    for suffix in CHECKED_SUFFIXES:
+        path = db_path + suffix
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise unavailable(exc) from None
+        if stat.S_ISREG(mode):
+            continue
+        try:
+            if stat.S_ISDIR(mode):
+                os.rmdir(path)
+            else:
+                os.unlink(path)
+        except OSError as exc:
+            raise unavailable(exc) from None
+
+
 def open_for_overwrite(path: str) -> int | None:
-    """A write descriptor for ``path`` (never through a symlink), or None if it is absent."""
+    """A write descriptor for the regular file at ``path``, or None.
+
+    Never through a symlink and never blocking on a FIFO (O_NONBLOCK): None for
+    anything that is absent or not a regular file.
+    """
+    flags = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        return os.open(path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a symlink, or a FIFO with no reader
+            return None
         raise unavailable(exc) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
 
 
 def overwrite_with_zeros(fd: int) -> None:

@@ -195,3 +195,63 @@ def test_export_refuses_a_symlink_target(enabled: Path, tmp_path: Path) -> None:
     r = run_cli("export", "--output", str(link))
     assert r.error["code"] == "INVALID_ARGUMENTS"
     assert not target.exists()
+
+
+REVOKE_ON_FULL_DISK = r"""
+import json, os, sys
+from memory_store import MemoryStore, MemoryStoreError
+from memory_store.cli import main
+store_dir, sparse = sys.argv[1], sys.argv[2] == "sparse"
+store = MemoryStore(store_dir)
+store.enable(confirm=True)
+for i in range(2000):
+    try:
+        store.apply({"scope": "event", "subject_id": f"obj-{i % 9}", "field": f"e{i}",
+                     "value": f"row {i} " + "满" * 150, "source_type": "user_report",
+                     "occurred_at": "2026-08-02"})
+    except MemoryStoreError as exc:
+        if exc.code != "MEMORY_LIMIT_REACHED":
+            break
+fd = os.open(os.path.join(os.path.dirname(store_dir), "filler"), os.O_WRONLY | os.O_CREAT)
+try:  # whatever space is left
+    while True:
+        os.write(fd, b"x" * 4096)
+except OSError:
+    os.close(fd)
+if sparse:  # a side file whose blocks the full disk cannot supply: zeroing it must fail
+    fd = os.open(os.path.join(store_dir, "memory.sqlite3-journal"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.ftruncate(fd, 1 << 20)
+    os.close(fd)
+code = main(["--data-dir", store_dir, "revoke", "--delete", "--confirm"])
+print(json.dumps({"code": code, "left": sorted(os.listdir(store_dir))}), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["full", "full-and-sparse"])
+def test_revoke_delete_deletes_on_a_full_disk(tmp_path: Path, sparse: bool) -> None:
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to mount a tiny file system")
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    script = tmp_path / "revoke.py"
+    script.write_text(REVOKE_ON_FULL_DISK)
+    mode = "sparse" if sparse else "plain"
+    inner = (
+        f"mount -t tmpfs -o size=300k tmpfs {mount} && "
+        f"{sys.executable} {script} {mount}/store {mode}"
+    )
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", inner],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(PROJECT)},
+        timeout=120,
+    )
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    envelope = json.loads(proc.stdout)
+    assert report == {"code": 0, "left": []}, (report, envelope)
+    assert envelope["ok"] is True and envelope["data"]["deleted"] is True
+    assert envelope["data"]["rows_deleted"] > 0
+    if sparse:
+        assert envelope["data"]["overwritten"] is False
+        assert envelope["data"]["erased"] is False

@@ -384,3 +384,56 @@ def test_store_busy_apply_then_success(enabled: Path) -> None:
     assert ok("log")["operations"] == []
     ok("apply", "--json", VALID, env={"MEMORY_STORE_BUSY_TIMEOUT_MS": "300"})
     assert ok("show")["count"] == 1
+
+
+# ---------------------------------------------------------------------------
+# revoke --delete --confirm always deletes (contract §17)
+
+
+SIDE_PLANTS = [
+    ("wal-symlink", "-wal", "symlink"),
+    ("shm-symlink", "-shm", "symlink"),
+    ("journal-symlink", "-journal", "symlink"),
+    ("wal-fifo", "-wal", "fifo"),
+    ("shm-fifo", "-shm", "fifo"),
+    ("journal-fifo", "-journal", "fifo"),
+]
+
+
+def _plant(store: Path, suffix: str, how: str, target: Path) -> Path:
+    side = store / (DB_NAME + suffix)
+    if how == "symlink":
+        side.symlink_to(target)
+    else:
+        os.mkfifo(side, 0o600)
+    return side
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["beside-the-database", "alone"])
+@pytest.mark.parametrize(("name", "suffix", "how"), SIDE_PLANTS, ids=[p[0] for p in SIDE_PLANTS])
+def test_revoke_delete_is_not_blocked_by_planted_side_files(
+    private_store: Path, tmp_path: Path, name: str, suffix: str, how: str, alone: bool
+) -> None:
+    target = tmp_path / "attacker-file"
+    target.write_bytes(b"attacker's bytes, never opened by memory-store")
+    if alone:
+        private_store.mkdir(mode=0o700)
+    else:
+        ok("enable", "--confirm")
+        ok("apply", "--json", VALID)
+        assert ok("show")["count"] == 1
+    _plant(private_store, suffix, how, target)
+    # A FIFO opened for reading or writing would block: the subprocess timeout catches that.
+    r = run_cli("revoke", "--delete", "--confirm", timeout=60)
+    assert r.code == 0, r.stdout
+    assert r.data["deleted"] is True
+    assert list(private_store.iterdir()) == []
+    assert target.read_bytes() == b"attacker's bytes, never opened by memory-store"
+    assert ok("status")["exists"] is False
+
+
+def test_a_symlinked_journal_is_unsafe_for_other_commands(enabled: Path, tmp_path: Path) -> None:
+    _plant(enabled, "-journal", "symlink", tmp_path / "evil-journal")
+    fails("STORE_UNSAFE", "apply", "--json", VALID)
+    fails("STORE_UNSAFE", "show")
+    assert not (tmp_path / "evil-journal").exists()
