@@ -25,7 +25,13 @@ class _DryRun(Exception):
         self.result = result
 
 
+def one_line(text: str) -> str:
+    """Text as a summary shows it: ⏎ for a newline, a space for a tab (contract §17)."""
+    return text.replace("\n", "⏎").replace("\t", " ")
+
+
 def _short(text: str, limit: int = 40) -> str:
+    text = one_line(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -315,7 +321,7 @@ def undo(session: Session, op_id: str | None = None) -> dict[str, Any]:
         "undone_op_id": op["op_id"],
         "restored": restored,
         "removed": removed,
-        "summary": f"undid: {op['summary']}",
+        "summary": f"undid: {one_line(op['summary'])}",
         "erased": erased,
     }
 
@@ -327,4 +333,6 @@ def log(session: Session) -> dict[str, Any]:
         session.conn,
         "SELECT op_id, created_at, action, summary, rows FROM operations ORDER BY seq DESC",
     )
+    for op in ops:  # summaries written before release 2 may span lines
+        op["summary"] = one_line(op["summary"])
     return {"operations": ops}

@@ -203,8 +203,14 @@ COMMANDS: dict[str, Command] = {
                     f"operations `undo` can revert (0-{policy.HISTORY_MAX})",
                 ),
                 ("path", "string", _PATH_NOTE),
+                (
+                    "unsafe",
+                    "object / null",
+                    "the `STORE_UNSAFE` error (`code`, `message`, `details.reason` `owner` or `permissions`) when another user owns the directory or database or the directory is writable by group or others; the database is then not read",
+                ),
             ),
-            "Works in every state and never creates anything; on a missing store `exists` is false.",
+            "Works in every state and never creates anything; on a missing store `exists` is false. "
+            "A store another user could swap is reported in `unsafe`, not refused.",
         ),
         Command(
             "enable",
@@ -441,11 +447,16 @@ COMMANDS: dict[str, Command] = {
                     "bool",
                     "with `--delete` only: the bytes were erased before the files were removed",
                 ),
+                (
+                    "overwritten",
+                    "bool",
+                    "with `--delete` only: false when not even zeros could be written (a full disk); the files were removed anyway",
+                ),
             ),
             "`revoke --confirm` keeps the data and pauses; apply and context then answer "
             "`CONSENT_REQUIRED` until `enable --confirm`. `revoke --delete --confirm` is "
-            "irreversible, works on a missing, damaged or newer-release store, and leaves the "
-            "directory empty.",
+            "irreversible, works on a missing, damaged, newer-release or unsafe store, beside "
+            "planted side files and on a full disk, and leaves the directory empty.",
         ),
         Command(
             "clear",
@@ -480,7 +491,8 @@ COMMANDS: dict[str, Command] = {
                 ("path", "string", "with `--output`: the file created (mode 600)"),
                 ("count", "int", "with `--output`: memories written"),
             ),
-            "Works in any consent state. `--output` refuses an existing file (`INVALID_ARGUMENTS`).",
+            "Works in any consent state. `--output` refuses an existing file and a path inside the "
+            "store's directory (`INVALID_ARGUMENTS`).",
         ),
         Command(
             "doctor",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 from . import db, files, policy
 from .db import SCHEMA_VERSION
-from .errors import error, require_confirm, unavailable
+from .errors import MemoryStoreError, error, require_confirm, unavailable
 from .files import create_private_file, make_private_dirs
 from .session import Opened, Session, not_initialized
 
@@ -39,8 +41,23 @@ def status(location: Location) -> dict[str, Any]:
         "limits": limits(),
         "undo_available": 0,
         "path": location.path,
+        "unsafe": None,
     }
-    session = Session.attach(location)
+    try:
+        session = Session.attach(location)
+    except MemoryStoreError as exc:
+        if not files.is_ownership_problem(exc):
+            raise
+        # Reported, not refused (contract §17); a file someone else could have swapped is not read.
+        base.update(
+            exists=os.path.lexists(location.path),
+            consent_enabled=None,
+            paused=None,
+            counts=None,
+            undo_available=None,
+            unsafe=exc.to_dict(),
+        )
+        return base
     if session is None:
         return base
     base["exists"] = True
@@ -71,8 +88,11 @@ def status(location: Location) -> dict[str, Any]:
 def _create_store(location: Location) -> bool:
     """The directory (0700) and an empty database file (0600); True if this call created it."""
     try:
-        if not files.check_data_dir(location.data_dir):
+        dir_st = files.check_data_dir(location.data_dir)
+        if dir_st is None:
             make_private_dirs(location.data_dir)
+        else:
+            files.check_ownership(dir_st)  # never adopt a directory another user controls
     except OSError as exc:
         raise unavailable(exc) from None
     if files.check_store_files(location.path) is not None:

@@ -74,9 +74,10 @@ def _uri(path: str) -> bytes:
     # A read-write, never-create URI for the file. Built from the file-system
     # encoding of the path (so undecodable bytes in a directory name survive),
     # escaping what a file: URI cannot carry literally; urllib.parse is too
-    # slow to import on this path.
+    # slow to import on this path. The path is absolute; "file://" with an empty
+    # authority keeps a path that starts with "//" from naming a host.
     raw = os.fsencode(path).replace(b"%", b"%25").replace(b"?", b"%3F").replace(b"#", b"%23")
-    return b"file:" + raw + b"?mode=rw"
+    return b"file://" + raw + b"?mode=rw"
 
 
 def connect(db_path: str) -> sqlite3.Connection:
@@ -142,6 +143,18 @@ def ensure_wal(conn: sqlite3.Connection) -> None:
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     if str(mode).lower() != "wal":
         conn.execute("PRAGMA journal_mode=WAL")
+
+
+def restore_wal(conn: sqlite3.Connection) -> None:
+    """Switch a store that another tool took out of WAL back, if it can be done now.
+
+    Changing the journal mode needs the file to itself; when another connection
+    holds it, the next write tries again.
+    """
+    try:  # noqa: SIM105 - contextlib is not imported on the per-turn paths
+        ensure_wal(conn)
+    except sqlite3.Error:
+        pass
 
 
 def erase(conn: sqlite3.Connection, wait_ms: int | None = None) -> bool:

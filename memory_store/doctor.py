@@ -34,15 +34,38 @@ class _Findings:
 def run_doctor(location: Location, fix: bool = False) -> dict[str, Any]:
     f = _Findings()
     fixed: list[str] = []
+    if not _check_directory(location, f):
+        return _result(f, fixed)
     try:
-        dir_exists = files.check_data_dir(location.data_dir)
+        st = files.check_store_files(location.path)
+    except MemoryStoreError as exc:
+        f.add("files", "error", exc.message, code=exc.code)
+        return _result(f, fixed)
+    if st is None:
+        f.add("files", "info", "no database file: memory is not enabled")
+        return _result(f, fixed)
+    _check_ownership(location, f, st)
+    _check_modes(location, f, fix, fixed)
+    if st.st_size == 0:
+        f.add("schema", "info", "the database file is empty: a first enable did not finish")
+    else:
+        _check_file(location, f)
+    for name in fixed:
+        os.chmod(os.path.join(location.data_dir, name), FILE_MODE)
+    return _result(f, fixed)
+
+
+def _check_directory(location: Location, f: _Findings) -> bool:
+    """The data directory: there, a directory, private; False when nothing more can be checked."""
+    try:
+        dir_st = files.check_data_dir(location.data_dir)
     except MemoryStoreError as exc:
         f.add("data_dir", "error", exc.message)
-        return _result(f, fixed)
-    if not dir_exists:
+        return False
+    if dir_st is None:
         f.add("data_dir", "info", "no store: memory has never been enabled here")
-        return _result(f, fixed)
-    mode = stat.S_IMODE(os.stat(location.data_dir).st_mode)
+        return False
+    mode = stat.S_IMODE(dir_st.st_mode)
     if mode & 0o077:
         f.add(
             "dir_mode",
@@ -53,14 +76,19 @@ def run_doctor(location: Location, fix: bool = False) -> dict[str, Any]:
         )
     else:
         f.add("dir_mode", "ok", f"the data directory is private (mode {mode:o})")
+    return True
+
+
+def _check_ownership(location: Location, f: _Findings, st: os.stat_result) -> None:
     try:
-        st = files.check_store_files(location.path)
+        files.check_ownership(os.stat(location.data_dir), st)
     except MemoryStoreError as exc:
-        f.add("files", "error", exc.message, code=exc.code)
-        return _result(f, fixed)
-    if st is None:
-        f.add("files", "info", "no database file: memory is not enabled")
-        return _result(f, fixed)
+        f.add("ownership", "error", exc.message, **exc.details)
+        return
+    f.add("ownership", "ok", "the directory and the database belong to this user")
+
+
+def _check_modes(location: Location, f: _Findings, fix: bool, fixed: list[str]) -> None:
     for suffix in ("", *SIDE_SUFFIXES):
         path = location.path + suffix
         try:
@@ -68,30 +96,24 @@ def run_doctor(location: Location, fix: bool = False) -> dict[str, Any]:
         except FileNotFoundError:
             continue
         name = os.path.basename(path)
-        if fmode != FILE_MODE:
-            if fix:
-                fixed.append(name)  # applied at the end, once nothing can refuse any more
-                f.add("file_mode", "ok", f"{name} mode {fmode:o} repaired to 600", file=name)
-            else:
-                f.add(
-                    "file_mode",
-                    "error",
-                    f"{name} has mode {fmode:o}, expected 600 (doctor --fix repairs it)",
-                    file=name,
-                    mode=f"{fmode:o}",
-                )
-    if st.st_size == 0:
-        f.add("schema", "info", "the database file is empty: a first enable did not finish")
-    else:
-        _check_file(location, f)
-    for name in fixed:
-        os.chmod(os.path.join(location.data_dir, name), FILE_MODE)
-    return _result(f, fixed)
+        if fmode == FILE_MODE:
+            continue
+        if fix:
+            fixed.append(name)  # applied at the end, once nothing can refuse any more
+            f.add("file_mode", "ok", f"{name} mode {fmode:o} repaired to 600", file=name)
+        else:
+            f.add(
+                "file_mode",
+                "error",
+                f"{name} has mode {fmode:o}, expected 600 (doctor --fix repairs it)",
+                file=name,
+                mode=f"{fmode:o}",
+            )
 
 
 def _check_file(location: Location, f: _Findings) -> None:
     try:
-        session = Session.attach(location)
+        session = Session.attach(location, check_owner=False)  # reported above
     except MemoryStoreError as exc:
         f.add("integrity", "error", exc.message, code=exc.code)
         return
@@ -142,8 +164,22 @@ def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
         )
     else:
         f.add("schema", "ok", f"schema version {version}")
+    _check_journal_mode(conn, f)
     _check_rows(conn, f)
     _check_history(conn, f)
+
+
+def _check_journal_mode(conn: sqlite3.Connection, f: _Findings) -> None:
+    mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+    if mode == "wal":
+        f.add("journal_mode", "ok", "journal mode WAL")
+    else:
+        f.add(
+            "journal_mode",
+            "warning",
+            f"journal mode is {mode}, not WAL (another tool changed it); the next write switches it back",
+            mode=mode,
+        )
 
 
 def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
@@ -188,7 +224,10 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
                 memory_id=r["id"],
             )
             problems += 1
-        if (scope == "user") != (r["subject_id"] == policy.USER_SUBJECT):
+        subject = r["subject_id"] or ""
+        if (scope == "user" and subject != policy.USER_SUBJECT) or (
+            scope != "user" and subject.lower() == policy.USER_SUBJECT
+        ):
             f.add("row", "error", f"row {r['id']} misuses the subject id 'user'", memory_id=r["id"])
             problems += 1
         if r["confidence"] not in policy.CONFIDENCES:

@@ -26,6 +26,18 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
+def normal_path(path: str) -> str:
+    """An absolute path with no ``.``, ``..`` or repeated separators, and one leading slash.
+
+    POSIX lets a path start with exactly two slashes and ``normpath`` keeps
+    them; SQLite would read ``file://x/…`` as a URI naming host ``x``.
+    """
+    path = os.path.abspath(os.path.expanduser(path))
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    return path
+
+
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     """The one place that decides the data directory.
 
@@ -33,13 +45,13 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     names a directory: it is the most expensive import on the read paths.
     """
     if data_dir is not None and str(data_dir) != "":
-        return os.path.abspath(os.path.expanduser(os.fspath(data_dir)))
+        return normal_path(os.fspath(data_dir))
     env = os.environ.get(ENV_DIR)
     if env:
-        return os.path.abspath(os.path.expanduser(env))
+        return normal_path(env)
     from platformdirs import user_data_dir
 
-    return user_data_dir(APP_NAME, appauthor=False)
+    return normal_path(user_data_dir(APP_NAME, appauthor=False))
 
 
 class Location:
@@ -85,19 +97,45 @@ def _through_a_file() -> MemoryStoreError:
     return MemoryStoreError("STORE_UNAVAILABLE", "the data directory path runs through a file", {})
 
 
-def check_data_dir(directory: str) -> bool:
-    """True if the directory exists; STORE_UNAVAILABLE if it is something else."""
+def check_data_dir(directory: str) -> os.stat_result | None:
+    """The directory's ``stat`` if it exists, else None; STORE_UNAVAILABLE if it is something else."""
     try:
         st = os.stat(directory)
     except FileNotFoundError:
-        return False
+        return None
     except NotADirectoryError:
         raise _through_a_file() from None
     except OSError as exc:
         raise unavailable(exc) from None
     if not stat.S_ISDIR(st.st_mode):
         raise MemoryStoreError("STORE_UNAVAILABLE", "the data directory is not a directory", {})
-    return True
+    return st
+
+
+def _unsafe(message: str, **details: object) -> MemoryStoreError:
+    return MemoryStoreError("STORE_UNSAFE", message + "; refusing to use it", details)
+
+
+def check_ownership(dir_st: os.stat_result, db_st: os.stat_result | None = None) -> None:
+    """STORE_UNSAFE when another user could swap the database: a data directory or
+    database owned by someone else, or a directory that group or others may write."""
+    me = os.geteuid()
+    if dir_st.st_uid != me:
+        raise _unsafe("the data directory belongs to another user", reason="owner", file=".")
+    if dir_st.st_mode & 0o022:
+        mode = stat.S_IMODE(dir_st.st_mode)
+        raise _unsafe(
+            f"the data directory is writable by group or others (mode {mode:o}): another user "
+            "could replace the database (chmod 700 fixes it)",
+            reason="permissions",
+            mode=f"{mode:o}",
+        )
+    if db_st is not None and db_st.st_uid != me:
+        raise _unsafe("the database file belongs to another user", reason="owner", file=DB_NAME)
+
+
+def is_ownership_problem(exc: MemoryStoreError) -> bool:
+    return exc.code == "STORE_UNSAFE" and exc.details.get("reason") in ("owner", "permissions")
 
 
 def check_store_files(db_path: str) -> os.stat_result | None:

@@ -74,20 +74,34 @@ class Session:
     # -------------------------------------------------------------- opening
 
     @classmethod
-    def attach(cls, location: Location) -> Session | None:
+    def attach(cls, location: Location, check_owner: bool = True) -> Session | None:
         """Steps 2-3 of the contract's check order, up to a connection.
 
-        The data directory and the files must be safe, a non-empty file must
-        be SQLite; None when there is no store (nothing is created).
+        The data directory and the files must be safe (and, unless
+        ``check_owner`` is false, owned by this user and not writable by
+        others), a non-empty file must be SQLite; None when there is no store
+        (nothing is created), including a store that a concurrent
+        ``revoke --delete`` removed while this ran.
         """
-        if not files.check_data_dir(location.data_dir):
+        dir_st = files.check_data_dir(location.data_dir)
+        if dir_st is None:
             return None
+        if check_owner:
+            files.check_ownership(dir_st)
         st = files.check_store_files(location.path)
         if st is None:
             return None
-        if st.st_size > 0:
-            files.check_header(location.path)
-        return cls(location, db.connect(location.path), st)
+        if check_owner:
+            files.check_ownership(dir_st, st)
+        try:
+            if st.st_size > 0:
+                files.check_header(location.path)
+            conn = db.connect(location.path)
+        except MemoryStoreError as exc:
+            if exc.code == "STORE_UNAVAILABLE" and not os.path.lexists(location.path):
+                return None  # removed since the lstat above: answer as for an absent store
+            raise
+        return cls(location, conn, st)
 
     @classmethod
     def open(cls, location: Location) -> Session:
@@ -180,9 +194,15 @@ class Session:
             [(key, _setting_value(value)) for key, value in values.items()],
         )
 
-    @staticmethod
-    def gate(settings: dict[str, Any]) -> None:
-        """Step 4: consent, then pause. ``apply``, ``context`` and ``search`` pass it."""
+    def gate(self, settings: dict[str, Any]) -> None:
+        """Step 4: consent, then pause. ``apply``, ``context`` and ``search`` pass it.
+
+        A store that ``revoke --delete`` emptied and removed while this call
+        held it open is refused as absent, as a fresh process would refuse it.
+        """
+        if settings["consent_enabled"] and not settings["paused"]:
+            return
+        self.ensure_current()
         if not settings["consent_enabled"]:
             raise error(
                 "CONSENT_REQUIRED",
@@ -193,8 +213,31 @@ class Session:
 
     # -------------------------------------------------------------- writing
 
-    def transaction(self) -> db.transaction:
-        return db.transaction(self.conn)
+    def ensure_current(self) -> None:
+        """NOT_INITIALIZED when the database was removed since it was opened; STORE_BUSY
+        when another file took its place (the command may simply be run again)."""
+        if self.is_current():
+            return
+        if self.location_exists():
+            raise error(
+                "STORE_BUSY",
+                "the store was replaced while this command ran; nothing was written; try again",
+            )
+        raise not_initialized()
+
+    def location_exists(self) -> bool:
+        return os.path.lexists(self.location.path)
+
+    def transaction(self) -> _Write:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` for one write (a store taken out of WAL goes back first).
+
+        Once the lock is held, the file at the store's path must still be the
+        one this session opened: a write that lost a race with ``revoke
+        --delete`` would otherwise be acknowledged into an unlinked file.
+        """
+        if not self.blank:  # a blank file stays as it is until enable completes it
+            db.restore_wal(self.conn)
+        return _Write(self)
 
     def finish_erasure(self, needed: bool, wait_ms: int | None = None) -> bool:
         """Erase freed bytes after a commit; True when the erasure is complete.
@@ -217,6 +260,21 @@ class Session:
             return True
         except (MemoryStoreError, sqlite3.Error):
             return False
+
+
+class _Write(db.transaction):
+    def __init__(self, session: Session):
+        super().__init__(session.conn)
+        self.session = session
+
+    def __enter__(self) -> sqlite3.Connection:
+        conn = super().__enter__()
+        try:
+            self.session.ensure_current()
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return conn
 
 
 class Opened:

@@ -199,7 +199,7 @@ class MemoryStore:
         """A copy of everything stored as one JSON document, or a new file (mode 600)."""
         from . import transfer
 
-        transfer.check_output(output)
+        transfer.check_output(output, self.data_dir)
         with self._open() as session:
             return transfer.export(session, output)
 

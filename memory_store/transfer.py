@@ -17,10 +17,27 @@ if TYPE_CHECKING:
 EXPORT_FORMAT = "memory-store-export/v1"
 
 
-def check_output(output: str | os.PathLike[str] | None) -> None:
-    """Refuse an existing output before the store is opened (step 1 of the check order)."""
-    if output is not None and os.path.lexists(output):
-        raise error("INVALID_ARGUMENTS", "the export file already exists; choose a new name")
+def check_output(
+    output: str | os.PathLike[str] | None, data_dir: str, what: str = "export"
+) -> None:
+    """Refuse an output path before the store is opened (step 1 of the check order).
+
+    Not inside the store's directory: a file there could be removed by the
+    store's own housekeeping (SQLite deletes a stray ``-wal``), and it would
+    outlive ``forget`` and ``revoke --delete``. Never an existing file.
+    """
+    if output is None:
+        return
+    target = os.path.realpath(os.path.dirname(os.path.abspath(os.fspath(output))))
+    store_dir = os.path.realpath(data_dir)
+    if target == store_dir or target.startswith(store_dir.rstrip(os.sep) + os.sep):
+        raise error(
+            "INVALID_ARGUMENTS",
+            f"the {what} file may not be inside the store's directory, where deleting "
+            "memories could not reach it; choose another place",
+        )
+    if os.path.lexists(output):
+        raise error("INVALID_ARGUMENTS", f"the {what} file already exists; choose a new name")
 
 
 def document(session: Session) -> dict[str, Any]:

@@ -161,7 +161,7 @@ def _describe(error: Any) -> str:
     if v in ("oneOf", "anyOf"):
         return "a delete needs either just an id, or scope, subject_id and field (and occurred_at for an event)"
     if v == "not":
-        return f"{where}: 'user' is reserved for the user scope"
+        return f"{where}: 'user' (in any case) is reserved for the user scope"
     if v in ("minItems", "maxItems"):
         return f"deltas must hold 1 to {policy.DELTAS_PER_APPLY_MAX} items"
     return f"{where} is invalid ({v})"

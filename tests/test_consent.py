@@ -489,9 +489,10 @@ def test_umask_000_store_dir_created_private_via_env(private_store: Path) -> Non
     assert _mode(private_store / DB_NAME) == 0o600
     proc = _run_umask(0, "-m", "memory_store", "pause")
     assert proc.returncode == 0
-    proc = _run_umask(0, "-m", "memory_store", "export", "--output", str(private_store / "x.json"))
+    out = private_store.parent / "x.json"  # never inside the store's directory (§17)
+    proc = _run_umask(0, "-m", "memory_store", "export", "--output", str(out))
     assert proc.returncode == 0
-    assert _mode(private_store / "x.json") == 0o600
+    assert _mode(out) == 0o600
 
 
 def test_existing_directory_is_never_chmodded(private_store: Path) -> None:

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Re-run documentation/session.md and write every command's real output back into it.
+
+The page is a worked session: prose, and ``console`` blocks of ``$ memory-store …``
+lines each followed by what the command printed (envelopes indented for reading,
+each memory row and operation kept on one line). After a change to what a command
+prints, run this script and read the diff; ``tests/test_docs.py`` replays the page
+and fails when an output is stale.
+
+    python scripts/gen_session.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "documentation" / "session.md"
+ONE_LINE = 88  # a JSON object or list whose compact form fits stays on one line
+
+
+def _is_row(value: object) -> bool:
+    return isinstance(value, dict) and (
+        ("scope" in value and "field" in value) or ("op_id" in value and "rows" in value)
+    )
+
+
+def pretty(value: object, indent: int = 0) -> str:
+    compact = json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list)) or not value:
+        return compact
+    if _is_row(value) or (len(compact) <= ONE_LINE and indent > 0):
+        return compact
+    pad = "  " * (indent + 1)
+    if isinstance(value, dict):
+        items = [
+            f"{pad}{json.dumps(k, ensure_ascii=False)}: {pretty(v, indent + 1)}"
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+    items = [f"{pad}{pretty(v, indent + 1)}" for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
+
+
+def run(args: list[str], env: dict[str, str]) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memory_store", *args], capture_output=True, text=True, env=env
+    )
+    if "--format" in args:
+        return proc.stdout.rstrip("\n")
+    return pretty(json.loads(proc.stdout))
+
+
+def render(text: str, env: dict[str, str]) -> str:
+    def block(match: re.Match[str]) -> str:
+        out: list[str] = []
+        for line in match.group(1).splitlines():
+            if line.startswith("$ "):
+                out.append(line)
+                words = shlex.split(line[2:])
+                if words[0] == "memory-store":
+                    out.append(run(words[1:], env))
+            elif line.startswith("# "):
+                out.append(line)
+        return "```console\n" + "\n".join(out) + "\n```"
+
+    return re.sub(r"^```console\n(.*?)^```", block, text, flags=re.M | re.S)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "MEMORY_STORE_DIR": os.path.join(tmp, "memory")}
+        env.pop("MEMORY_STORE_DEBUG", None)
+        text = render(PAGE.read_text(encoding="utf-8"), env)
+    PAGE.write_text(text.replace(tmp, "/tmp/tmp.Qm3zK81c"), encoding="utf-8")
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
