@@ -13,8 +13,11 @@ from . import policy
 
 
 def sensitive_field(field: str) -> str | None:
-    words = field.split("_")
+    """The detector a field name is about (``home_address``…), or None."""
     joined = f"_{field}_"
+    for run in policy.FORM_OF_ADDRESS_RUNS:
+        joined = joined.replace(f"_{run}_", "_")
+    words = joined.strip("_").split("_")
     for detector, fragments in policy.SENSITIVE_FIELD_FRAGMENTS.items():
         for frag in fragments:
             if "_" in frag:

@@ -130,6 +130,22 @@ SENSITIVE_FIELDS = [
     ("diagnosis", "medical"),
     ("medication", "medical"),
     ("sexual_preference", "sexual"),
+    # Where someone lives stays refused in every spelling…
+    ("address", "home_address"),
+    ("addresses", "home_address"),
+    ("street_address", "home_address"),
+    ("mailing_address", "home_address"),
+    ("work_address", "home_address"),
+    ("postcode", "home_address"),
+    ("zip_code", "home_address"),
+    ("zipcode", "home_address"),
+    ("home_addr", "home_address"),
+    ("mobile_number", "contact"),
+    ("qq_number", "contact"),
+    ("wechat_id", "contact"),
+    ("passport_no", "government_id"),
+    ("cvv", "credential"),
+    ("pin_code", "credential"),
 ]
 ORDINARY_FIELDS = [
     *(f for fields in policy.CONVENTIONAL_FIELDS.values() for f in fields),
@@ -138,6 +154,17 @@ ORDINARY_FIELDS = [
     "shopping",
     "discount",
     "pinyin_name",
+    # …but how someone likes to be addressed (称呼) is not an address.
+    "forms_of_address",
+    "address_form",
+    "preferred_address",
+    "address_as",
+    "form_of_address",
+    "how_to_address",
+    "nickname",
+    "preferred_name",
+    "addressed_as",
+    "spinning_class",
 ]
 
 
@@ -205,6 +232,15 @@ def test_cli_refuses_sensitive_field_and_flag(enabled: Path) -> None:
         "SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(value="ok", sensitive=True))
     )
     assert r.error["details"]["detector"] == "sensitive_flag"
+
+
+def test_cli_stores_a_form_of_address(enabled: Path) -> None:
+    r = apply(delta(field="preferred_address", value="叫她 Lily 姐"))
+    assert r.code == 0, r.stdout
+    r = fails(
+        "SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="address", value="x"))
+    )
+    assert r.error["details"]["detector"] == "field:home_address"
 
 
 def test_cli_stores_the_negative_corpus(enabled: Path) -> None:
