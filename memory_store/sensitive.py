@@ -49,8 +49,13 @@ _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe
 def _normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     # Cf (zero-width space and joiners, word joiner, BOM, soft hyphen…) is
-    # invisible: removing it never changes what the user meant.
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    # invisible: removing it never changes what the user meant. NFKC leaves the
+    # digits of other scripts (١٣٨, १३८) alone; a number is a number in any.
+    text = "".join(
+        str(unicodedata.decimal(c)) if c.isdecimal() else c
+        for c in text
+        if unicodedata.category(c) != "Cf"
+    )
     return text.translate(_DASHES)
 
 
