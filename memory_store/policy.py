@@ -151,8 +151,18 @@ SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
     "sexual": ("sexual", "sex_life", "sex_position", "fetish", "kink", "nude"),
 }
 
-# Value detectors, by name. Each is a regex (string) plus, for some, a checksum
-# that validation.py applies to the candidate match.
+# "Address" also means how a person likes to be addressed (称呼): these runs of
+# words are taken out of a field name before the fragments above are matched, so
+# "preferred_address" passes while "address" and "home_address" do not.
+FORM_OF_ADDRESS_RUNS: tuple[str, ...] = (
+    "preferred_address",
+    "address_as",
+    "forms_of_address",
+    "form_of_address",
+    "how_to_address",
+    "address_form",
+)
+
 SENSITIVE_FIELD_SUFFIXES: tuple[str, ...] = (
     "",
     "s",
@@ -166,6 +176,8 @@ SENSITIVE_FIELD_SUFFIXES: tuple[str, ...] = (
     "account",
 )
 
+# Value detectors, by the name a refusal gives in details.detector; the patterns
+# and checksums are in sensitive.py.
 SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
     "email",
     "phone",

@@ -1,34 +1,54 @@
-"""Sensitive content is refused (contract §6): a positive corpus per detector, in Chinese
-and English, must be refused without echoing the text; a negative corpus of ordinary
-values must pass with zero false positives."""
+"""Sensitive content is refused (contract §6, §17): a positive corpus per detector, in
+Chinese and English, plain and disguised, must be refused without echoing the text; a
+negative corpus of ordinary values must pass with zero false positives."""
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import apply, delta, fails, ok
+from conftest import apply, delta, fails, ok, prc_id
 
 from memory_store import policy
 from memory_store.validation import sensitive_field, sensitive_text
 
 
-def prc_id(first17: str) -> str:
-    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-    total = sum(int(c) * w for c, w in zip(first17, weights, strict=True))
-    return first17 + "10X98765432"[total % 11]
+def luhn(partial: str) -> str:
+    """``partial`` with the check digit that makes it pass Luhn."""
+    for d in "0123456789":
+        total = 0
+        for i, c in enumerate(reversed(partial + d)):
+            k = int(c) * (2 if i % 2 else 1)
+            total += k - 9 if k > 9 else k
+        if total % 10 == 0:
+            return partial + d
+    raise AssertionError
+
+
+def wide(text: str) -> str:
+    """The fullwidth form of the ASCII in ``text`` (１３８, ＠, ｓｋ－)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def split(text: str, sep: str, every: int = 1) -> str:
+    """``text`` with ``sep`` (an invisible character, say) every ``every`` characters."""
+    return sep.join(text[i : i + every] for i in range(0, len(text), every))
 
 
 VALID_ID = prc_id("11010519491231002")
 VALID_ID_X = next(
     i for i in (prc_id(f"44030119900101{n:03d}") for n in range(1000)) if i.endswith("X")
 )
+UNIONPAY = luhn("622202123456789012")
 
 POSITIVE: dict[str, list[str]] = {
     "email": [
         "她的邮箱是 lily.chen@example.com 记得别发错",
         "mail me at john_doe+tag@mail.example.co.uk",
+        "WeChat 不用，发邮件到 xiaoming@126.com",
+        "ping me: alice.w at outlook.com",
     ],
     "phone": [
         "她的手机 13812345678",
@@ -39,14 +59,45 @@ POSITIVE: dict[str, list[str]] = {
         "his number is +1 415 555 2671",
         "office (020) 7946 0958",
         "555-123-4567 is her work line",
+        "+86 138 1234 5678",
+        "138.1234.5678",
+        "0755-86001234",
+        "座机 010-12345678",
+        "(0755) 8600 1234",
+        "UK mobile 07700 900123",
+        "+33 6 12 34 56 78",
+        "+852 9123 4567",
+        "客服 400-820-8820",
+        "4008 123 123",
+        "(415) 555-2671",
+        "电话是 0755-8600-1234 转 808",
+        "Tel:13812345678",
+        "2026-04-26 138 1234 5678 联系她",
     ],
-    "prc_id": [f"身份证号 {VALID_ID}", f"her ID is {VALID_ID_X}", f"证件 {VALID_ID_X.lower()}"],
+    "prc_id": [
+        f"身份证号 {VALID_ID}",
+        f"her ID is {VALID_ID_X}",
+        f"证件 {VALID_ID_X.lower()}",
+        f"身份证{VALID_ID}，别外传",
+    ],
     "payment_card": [
         "卡号 4111 1111 1111 1111",
         "card 5500-0000-0000-0004 expires soon",
         "4012888888881881",
+        "3782 822463 10005",
+        f"{UNIONPAY[:4]} {UNIONPAY[4:8]} {UNIONPAY[8:12]} {UNIONPAY[12:16]} {UNIONPAY[16:]}",
+        "5555 5555 5555 4444",
+        "卡号是 4111 1111 1111 1111，有效期 12/28",
+        "4111 1111 1111 1111 123",
+        "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",
     ],
-    "iban": ["IBAN GB82 WEST 1234 5698 7654 32", "DE89370400440532013000 是他的账户"],
+    "iban": [
+        "IBAN GB82 WEST 1234 5698 7654 32",
+        "DE89370400440532013000 是他的账户",
+        "FR14 2004 1010 0505 0001 3M02 606",
+        "NL91ABNA0417164300",
+        "ES91 2100 0418 4502 0005 1332",
+    ],
     "api_key": [
         "key sk-proj-abcdEFGH1234ijklMNOP5678",
         "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
@@ -54,11 +105,84 @@ POSITIVE: dict[str, list[str]] = {
         "AWS 的 AKIAIOSFODNN7EXAMPLE",
         "slack xoxb-123456789012-abcdefghij",
         "密钥 9f8e7d6c5b4a39281706f5e4d3c2b1a0ZyXwVuTs",
+        "AIzaSyD-1234567890abcdefghijklmnopqrstu",
+        "glpat-abcdefghij1234567890",
     ],
     "url_credentials": [
         "https://admin:hunter2@example.com/db",
         "数据库 postgres://user:pa55@db.internal:5432/app",
+        "ftp://bob:secret@files.example.org",
     ],
+}
+
+# The same things written so that the detectors before contract §17 missed them
+# (each one passed the original detectors): fullwidth characters, invisible
+# characters, unusual spaces and dashes, country-code prefixes, spelled-out "at".
+DISGUISED: dict[str, list[str]] = {
+    "email": [
+        "邮箱 lily.chen＠example.com",
+        "lily(at)example.com",
+        "wang.fang（at）163.com",
+        "zhang.wei[at]qq.com",
+        "写信给 li.na [at] example [dot] cn",
+        "chen_jie2020(AT)outlook(DOT)com",
+        "john.doe at example dot com",
+        "lily\u200b@example.com",
+        wide("lily@example.com"),
+        "john.smith @ gmail.com",
+        "anna.k 【at】 proton.me",
+    ],
+    "phone": [
+        "手机 " + wide("13812345678"),
+        "手机 " + split("13812345678", "\u200b", 4),
+        "138\u20601234\u20605678",
+        split("13812345678", "\u200c"),
+        "他的号码 138\u00ad1234\u00ad5678",
+        "0086 138 1234 5678",
+        "0086-13812345678",
+        "008613812345678",
+        "86-138-1234-5678",
+        "86 13812345678",
+        "＋８６ １３９ １２３４ ５６７８",
+        "138\u20101234\u20105678",
+        "139－1234－5678",
+        "138\u00a01234\u00a05678",
+        "138\u30001234\u30005678",
+        "手机号 1 3 8 1 2 3 4 5 6 7 8",
+        "رقمه ١٣٨١٢٣٤٥٦٧٨",  # Arabic-Indic digits
+        "फ़ोन १३८ १२३४ ५६७८",  # Devanagari digits
+        wide("020 7946 0958"),
+        "电话 138 1234 5678 2026",
+    ],
+    "prc_id": [
+        f"身份证 {VALID_ID[:6]} {VALID_ID[6:14]} {VALID_ID[14:]}",
+        f"身份证号：{wide(VALID_ID)}",
+        f"ID {VALID_ID[:6]}-{VALID_ID[6:14]}-{VALID_ID[14:]}",
+        f"证件 {split(VALID_ID, chr(0x200B), 4)}",
+        f"证件 {VALID_ID_X[:-1]}Ｘ",
+        f"{VALID_ID_X[:6]} {VALID_ID_X[6:10]} {VALID_ID_X[10:14]} {VALID_ID_X[14:]}",
+        f"身份证 {VALID_ID[:6]} {VALID_ID[6:14]} {VALID_ID[14:]} 别外传",
+    ],
+    "payment_card": [
+        "卡号 " + wide("4111 1111 1111 1111"),
+        "卡号 " + wide("4111111111111111"),
+        split("4111111111111111", "\u200b", 4),
+        "4111.1111.1111.1111",
+        "card ４０１２\u2060８８８８\u2060８８８８\u20601881",
+        "4111\u00a01111\u00a01111\u00a01111",
+        "卡号 4111 1111 1111 1111 2026年到期",
+        "5500\u20110000\u20110000\u20110004",
+    ],
+    "iban": [
+        "IBAN " + wide("DE89 3704 0044 0532 0130 00"),
+        "GB82-WEST-1234-5698-7654-32",
+        split("DE89370400440532013000", "\u200b", 4),
+    ],
+    "api_key": [
+        wide("sk-proj-abcdEFGH1234ijklMNOP5678"),
+        "ghp_abcdefghij\u200bklmnopqrstuvwxyz0123456789",
+    ],
+    "url_credentials": ["ｈｔｔｐｓ：／／admin:hunter2@example.com"],
 }
 
 NEGATIVE = [
@@ -112,6 +236,175 @@ NEGATIVE = [
     "We agreed to call every Sunday at 9pm",
     "她喜欢吃辣，不喜欢香菜",
     "turn:当前任务",
+    # Runs of dates and years: never one number (contract §17).
+    "出差 2026-04-26 2026-05-03",
+    "2026-04-26 至 2026-05-03 出差",
+    "假期 2026.10.01 2026.10.07",
+    "2026/04/26 2026/05/03 2026/06/01",
+    "纪念日 2019-05-20 2020-05-20 2021-05-20",
+    "dates: 2026-04-26, 2026-05-03",
+    "26.04.2026 03.05.2026",
+    "2026-04-26 2026-05-03 2026-05-10 2026-05-17",
+    "2026 0426 2026 0503",
+    "20260426 20260503",
+    "2019 2021 2023",
+    "在一起的年份 2018 2019 2020 2021",
+    "1998 2003 2008 2013 2018",
+    "years 1999 2004 2010 2016",
+    "2015-2018-2021-2024",
+    "2019 年 2021 年 2023 年各去了一次日本",
+    "we met in 2019, engaged 2021, married 2023",
+    "生日 1995.07.14",
+    "1995年7月14日",
+    "Her birthday is 1995-07-14",
+    "２０２６年４月２６日",
+    "2019-2023 在北京",
+    # Prices and amounts.
+    "1200 1500 1800 元",
+    "预算 1200 1500 1800 2000 元",
+    "¥1200 1500 1800",
+    "$1200 1500 1800 2000",
+    "价格 3999 4999 5999 6999 元",
+    "租金选项 1200 1500 1800 2000 2400",
+    "rent 1500 1800 2100 2400 dollars",
+    "USD 1200 1500 1800 2000",
+    "月薪 15000 18000 22000 元",
+    "prices 899 999 1299 1499",
+    "售价 399 499 1299 1599",
+    "房租 4500 元/月",
+    "礼物预算 500-800 元",
+    "每月 2000-3000 元零花钱",
+    "¥88.00",
+    "$1,299.99",
+    "budget $1,200–$1,800",
+    "€25 per person",
+    "£1,200 deposit",
+    "¥3,999 → ¥2,999",
+    "costs $12.99/month",
+    "99 元两件",
+    "人均 150 元",
+    "价格 １２００ 元",
+    "price went from 1500 to 1800",
+    "1 美元 = 7.2 人民币",
+    "tickets 2 x $45",
+    "phone bill 128 元/月",
+    "存了 3 万块",
+    "房价 5.8 万/平",
+    "酒店订单 3 晚 1200 元",
+    # Heights, weights, measures.
+    "170 175 180 cm",
+    "身高 170 175 180 185 cm",
+    "身高 160 165 170 175 180 cm",
+    "体重 50 52 55 kg",
+    "165cm 50kg",
+    "身高 １７０ｃｍ",
+    "他 1.8 米，她 1.65 米",
+    "she is 5'4\" and 120 lbs",
+    "6 ft 2 in",
+    "跑了 5.2 公里",
+    "温度 26°C",
+    "电量 85%",
+    "体脂 18.5%",
+    "鞋码 37 38",
+    # Scores and counts.
+    "考试 85 90 78 92 88",
+    "三次打分 7 8 9",
+    "评分 4.5/5",
+    "得分 ８５／１００",
+    "85/100 90/100",
+    "rated it 4/5, then 9/10",
+    "GPA 3.8",
+    "雅思 7.5",
+    "托福 105",
+    "SAT 1200 1350 1480 1550",
+    "top scores 98 95 93 90",
+    "数学 135 语文 120 英语 142",
+    "比分 3:2",
+    "3-2 赢了",
+    "score 21-19 21-17",
+    "won 21-15 21-18 in badminton",
+    "步数 12,345",
+    "population 21,540,000",
+    "1 2 3 4 5 6 7 8 9 10",
+    "Lucky numbers 7 13 21 42",
+    "favorite number 1729",
+    "我爱你 520 1314",
+    "5201314",
+    "在一起 1000 天了",
+    "电话打了 3 次没人接",
+    # Times, durations, ages.
+    "19:30 21:00",
+    "19:30-21:00",
+    "7:00 12:00 18:30",
+    "0930 1130 1400 1630",
+    "１９：３０ 见",
+    "周六 14:00-16:00",
+    "周一到周五 9:00-18:00 上班",
+    "预约了 4 月 26 日 14:30 的牙医",
+    "每天 8 小时",
+    "2h 30min",
+    "马拉松 4:05:33",
+    "ran 10 km in 52:30",
+    "she sleeps 23:30 to 7:30",
+    "sleeps 7.5 hours",
+    "from 9 to 5",
+    "她 28 岁，他 30 岁",
+    "ages 25 28 31",
+    "认识 3 年 2 个月",
+    "2024 年 3 月认识",
+    # How someone likes to be addressed is not an address.
+    "叫她 Lily 姐",
+    "称呼：王老师",
+    "喜欢别人叫她 Coco",
+    "prefers to be addressed as Dr. Chen",
+    "address her as Ms. Li",
+    "he goes by Jim, never James",
+    # Rooms, travel.
+    "住 8 栋 1203 室",
+    "Room 1203, Building 8",
+    "会议室 A-302",
+    "酒店 2108 房",
+    "apartment 12B, 3rd floor",
+    "Seat 23A",
+    "CA1234 座位 32A",
+    "登机口 C12",
+    "MU5101 08:00 起飞",
+    "高铁 G1234 14:05 出发 16:30 到",
+    "D2281",
+    "UA 857",
+    "Flight UA857 departs 13:45",
+    "航班 CA 1234 和 CA 1235",
+    "bus 301 at 8:15",
+    "快递单号 SF1234567890123",
+    # Versions and other technical numbers.
+    "iOS 17.2.1",
+    "Chrome 124.0.6367.91",
+    "build 20260426.1",
+    "版本 10.0.19045.4291",
+    "Node 20.11.1 和 npm 10.2.4",
+    "kernel 6.8.0-45-generic",
+    "iPhone 15 Pro Max 256GB",
+    "IP 192.168.1.100",
+    "ISBN 978-7-5327-4321-5",
+    "coordinates 39.9042 116.4074",
+    "经纬度 31.2304, 121.4737",
+    "时间戳 1714112345",
+    "邮编 100871",
+    "车牌 京A·12345",
+    # "at", "dot" and "email" in ordinary sentences; invisible characters in text.
+    "meet at noon",
+    "meet at the cafe at 7.30pm",
+    "dinner at Haidilao.",
+    "bought it at taobao.com",
+    "she works at google.com",
+    "Mr.Li at Starbucks.Then we walked home",
+    "we laughed at his joke (at least I did)",
+    "arrived at 9.15 and left at 10.30",
+    "the dot com era",
+    "她说 at 就是在的意思",
+    "email 她不看，微信回复快",
+    "她\u200b喜欢猫",
+    "纪念日是 5 月 20 日",
 ]
 
 SENSITIVE_FIELDS = [
@@ -130,6 +423,22 @@ SENSITIVE_FIELDS = [
     ("diagnosis", "medical"),
     ("medication", "medical"),
     ("sexual_preference", "sexual"),
+    # Where someone lives stays refused in every spelling…
+    ("address", "home_address"),
+    ("addresses", "home_address"),
+    ("street_address", "home_address"),
+    ("mailing_address", "home_address"),
+    ("work_address", "home_address"),
+    ("postcode", "home_address"),
+    ("zip_code", "home_address"),
+    ("zipcode", "home_address"),
+    ("home_addr", "home_address"),
+    ("mobile_number", "contact"),
+    ("qq_number", "contact"),
+    ("wechat_id", "contact"),
+    ("passport_no", "government_id"),
+    ("cvv", "credential"),
+    ("pin_code", "credential"),
 ]
 ORDINARY_FIELDS = [
     *(f for fields in policy.CONVENTIONAL_FIELDS.values() for f in fields),
@@ -138,6 +447,17 @@ ORDINARY_FIELDS = [
     "shopping",
     "discount",
     "pinyin_name",
+    # …but how someone likes to be addressed (称呼) is not an address.
+    "forms_of_address",
+    "address_form",
+    "preferred_address",
+    "address_as",
+    "form_of_address",
+    "how_to_address",
+    "nickname",
+    "preferred_name",
+    "addressed_as",
+    "spinning_class",
 ]
 
 
@@ -148,23 +468,51 @@ def test_positive_corpus_is_detected(detector: str, text: str) -> None:
     assert sensitive_text(text) == detector
 
 
+@pytest.mark.parametrize(
+    ("detector", "text"), [(d, t) for d, texts in DISGUISED.items() for t in texts]
+)
+def test_disguised_corpus_is_detected(detector: str, text: str) -> None:
+    assert sensitive_text(text) == detector
+
+
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_negative_corpus_passes(text: str) -> None:
     assert sensitive_text(text) is None
 
 
-def test_negative_corpus_is_large_enough() -> None:
-    assert len(NEGATIVE) >= 40
+def test_corpora_are_large_enough() -> None:
+    positives = [t for corpus in (POSITIVE, DISGUISED) for texts in corpus.values() for t in texts]
+    assert len(positives) >= 60 and len(set(positives)) == len(positives)
+    assert len(NEGATIVE) >= 120 and len(set(NEGATIVE)) == len(NEGATIVE)
 
 
 def test_every_detector_has_positive_samples() -> None:
-    assert set(POSITIVE) == set(policy.SENSITIVE_VALUE_DETECTORS)
+    assert set(POSITIVE) == set(DISGUISED) == set(policy.SENSITIVE_VALUE_DETECTORS)
 
 
 def test_checksums_matter() -> None:
     assert sensitive_text(f"ID {VALID_ID[:-1]}{'0' if VALID_ID[-1] != '0' else '1'}") is None
     assert sensitive_text("card 4111 1111 1111 1112") is None  # fails Luhn
     assert sensitive_text("IBAN GB82 WEST 1234 5698 7654 33") is None  # fails mod-97
+    # …also once the formatting is seen through.
+    wrong = VALID_ID[:-1] + ("0" if VALID_ID[-1] != "0" else "1")
+    assert sensitive_text(f"ID {wrong[:6]} {wrong[6:14]} {wrong[14:]}") is None
+    assert sensitive_text(wide("4111 1111 1111 1112")) is None
+    assert sensitive_text(split("4111111111111112", "\u200b", 4)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "41111 1111 1111 111",  # Luhn-valid, but not grouped as cards are printed
+        "4111-11111-1111-111",
+        "1381 2345 678",  # not grouped as mobiles are written
+        "12812345678",  # no mainland mobile starts with 12
+        "020-0123 4567",  # a subscriber number never starts with 0
+    ],
+)
+def test_shape_matters(text: str) -> None:
+    assert sensitive_text(text) is None
 
 
 @pytest.mark.parametrize(("field", "detector"), SENSITIVE_FIELDS)
@@ -180,20 +528,65 @@ def test_ordinary_field_names(field: str) -> None:
 # --- through the CLI ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("detector", "text"), [(d, t) for d, texts in POSITIVE.items() for t in texts[:2]]
-)
-def test_cli_refuses_without_echo(enabled: Path, detector: str, text: str) -> None:
+def assert_not_echoed(text: str, *outputs: str) -> None:
+    """Neither the text, nor a word of it that holds a digit or an address, nor its
+    digits, appear in the outputs — as written or once normalized."""
+    seen = unicodedata.normalize("NFKC", text)
+    seen = "".join(c for c in seen if unicodedata.category(c) != "Cf")
+    digits = "".join(c for c in seen if c.isdigit())
+    for part in (text, seen, digits, *text.split(), *seen.split()):
+        if len(part) >= 6 and any(c.isdigit() or c in "@.:" for c in part):
+            for out in outputs:
+                assert part not in out
+
+
+def assert_refused(text: str, detector: str) -> None:
     for d in (delta(field="fact", value=text), delta(field="fact", value="x", source_ref=text)):
         r = apply(d)
         assert r.error is not None and r.error["code"] == "SENSITIVE_REJECTED"
         assert r.code == 4
         assert r.error["details"]["detector"] == detector
         assert r.error["details"]["index"] == 0
-        for part in (text, *text.split()):
-            if len(part) >= 6 and any(c.isdigit() for c in part):
-                assert part not in r.stdout and part not in r.stderr
+        assert_not_echoed(text, r.stdout, r.stderr)
     assert ok("show")["count"] == 0
+
+
+@pytest.mark.parametrize(
+    ("detector", "text"), [(d, t) for d, texts in POSITIVE.items() for t in texts[:2]]
+)
+def test_cli_refuses_without_echo(enabled: Path, detector: str, text: str) -> None:
+    assert_refused(text, detector)
+
+
+# One of each disguise through the real CLI; the rest of DISGUISED is checked above.
+CLI_DISGUISED = [
+    ("email", "邮箱 lily.chen＠example.com"),
+    ("email", "lily(at)example.com"),
+    ("email", "wang.fang（at）163.com"),
+    ("email", "zhang.wei[at]qq.com"),
+    ("phone", "手机 " + wide("13812345678")),
+    ("phone", "手机 " + split("13812345678", "\u200b", 4)),
+    ("phone", "0086 138 1234 5678"),
+    ("phone", "86-138-1234-5678"),
+    ("phone", "＋８６ １３９ １２３４ ５６７８"),
+    ("prc_id", f"身份证 {VALID_ID[:6]} {VALID_ID[6:14]} {VALID_ID[14:]}"),
+    ("prc_id", f"身份证号：{wide(VALID_ID)}"),
+    ("payment_card", "卡号 " + wide("4111 1111 1111 1111")),
+    ("payment_card", split("4111111111111111", "\u200b", 4)),
+    ("iban", "IBAN " + wide("DE89 3704 0044 0532 0130 00")),
+    ("api_key", wide("sk-proj-abcdEFGH1234ijklMNOP5678")),
+    ("url_credentials", "ｈｔｔｐｓ：／／admin:hunter2@example.com"),
+]
+
+
+def test_cli_subset_covers_every_disguise() -> None:
+    assert set(CLI_DISGUISED) <= {(d, t) for d, texts in DISGUISED.items() for t in texts}
+    assert {d for d, _ in CLI_DISGUISED} == set(policy.SENSITIVE_VALUE_DETECTORS)
+
+
+@pytest.mark.parametrize(("detector", "text"), CLI_DISGUISED)
+def test_cli_refuses_disguised_without_echo(enabled: Path, detector: str, text: str) -> None:
+    assert_refused(text, detector)
 
 
 def test_cli_refuses_sensitive_field_and_flag(enabled: Path) -> None:
@@ -207,12 +600,29 @@ def test_cli_refuses_sensitive_field_and_flag(enabled: Path) -> None:
     assert r.error["details"]["detector"] == "sensitive_flag"
 
 
+def test_cli_stores_a_form_of_address(enabled: Path) -> None:
+    r = apply(delta(field="preferred_address", value="叫她 Lily 姐"))
+    assert r.code == 0, r.stdout
+    r = fails(
+        "SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="address", value="x"))
+    )
+    assert r.error["details"]["detector"] == "field:home_address"
+
+
 def test_cli_stores_the_negative_corpus(enabled: Path) -> None:
-    for start in range(0, len(NEGATIVE), 15):
-        chunk = NEGATIVE[start : start + 15]
-        r = apply(
-            *(delta(subject=f"obj-{start}", field=f"f{i}", value=v) for i, v in enumerate(chunk))
-        )
-        assert r.code == 0, r.stdout
-    stored = {m["value"] for m in ok("show")["memories"]}
-    assert stored == set(NEGATIVE)
+    # The corpus is larger than a store may hold (200 rows): store it in parts.
+    per_store = 180
+    for part in range(0, len(NEGATIVE), per_store):
+        values = NEGATIVE[part : part + per_store]
+        for start in range(0, len(values), 15):
+            chunk = values[start : start + 15]
+            r = apply(
+                *(
+                    delta(subject=f"obj-{start}", field=f"f{i}", value=v)
+                    for i, v in enumerate(chunk)
+                )
+            )
+            assert r.code == 0, r.stdout
+        stored = {m["value"] for m in ok("show")["memories"]}
+        assert stored == set(values)
+        ok("clear", "--confirm")
