@@ -231,7 +231,7 @@ def test_two_first_enables_at_once_never_report_corrupt(private_store: Path) -> 
     first = Paused("schema-read", "enable", "--confirm")  # it has read the blank file's schema
     ok("enable", "--confirm", spawn=True)  # the second completes the store meanwhile
     envelope = first.resume()
-    assert envelope["ok"] is True, envelope
+    assert envelope["ok"] is True, envelope["error"]
     status = ok("status")
     assert status["consent_enabled"] is True and status["schema_version"] == 2
     assert ok("doctor")["ok"] is True
