@@ -1,0 +1,98 @@
+"""Write documentation/review-example.png: the review page of a realistic store at 1280 px.
+
+Builds a throwaway store through the real CLI (the same data as the browser
+tests: you, 小林 and Alex, every kind), renders the page, has headless Chromium
+take a tall screenshot, trims the empty canvas below the page, and stores it
+with a 256-colour palette (a page is mostly a few flat colours; anti-aliased
+edges map to their nearest) so the whole page fits in a small PNG. Needs
+chromium and the test extra (`pip install -e ".[test]"`); Chinese text needs a
+CJK font (Debian: fonts-noto-cjk), or it shows as boxes.
+
+    python scripts/review_screenshot.py [--output PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import struct
+import sys
+import tempfile
+import zlib
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import browser  # noqa: E402  (tests/browser.py, importable once tests/ is on the path)
+
+MARGIN = 40  # px of background kept below the page's last line
+
+
+def trim_bottom(rows: list[bytes]) -> list[bytes]:
+    # The canvas below the page is rows identical to the last one (the page background).
+    end = len(rows)
+    while end > 1 and rows[end - 1] == rows[-1]:
+        end -= 1
+    return rows[: min(len(rows), end + MARGIN)]
+
+
+def write_indexed_png(path: Path, width: int, bpp: int, rows: list[bytes]) -> None:
+    pixels = [[row[i : i + 3] for i in range(0, len(row), bpp)] for row in rows]
+    counts = Counter(p for line in pixels for p in line)
+    palette = [colour for colour, _ in counts.most_common(256)]
+
+    def nearest(colour: bytes) -> int:
+        return min(
+            range(len(palette)),
+            key=lambda i: sum((a - b) ** 2 for a, b in zip(colour, palette[i], strict=True)),
+        )
+
+    index = {colour: nearest(colour) for colour in counts}
+    data = b"".join(b"\0" + bytes(index[p] for p in line) for line in pixels)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", width, len(rows), 8, 3, 0, 0, 0)  # 8-bit, palette
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"PLTE", b"".join(palette))
+        + chunk(b"IDAT", zlib.compress(data, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / "documentation" / "review-example.png"
+    )
+    parser.add_argument("--height", type=int, default=6000, help="canvas height before trimming")
+    args = parser.parse_args()
+    if browser.find_browser() is None:
+        print("no chromium on PATH: apt-get install -y chromium", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="review-example-") as tmp:
+        os.environ["MEMORY_STORE_DIR"] = str(Path(tmp) / "store")
+        browser.ok("enable", "--confirm")
+        browser.build_realistic_store()
+        page = browser.write_review(Path(tmp) / "review.html")
+        raw = browser.screenshot(page, Path(tmp) / "raw.png", 1280, args.height)
+        width, height, bpp, rows = browser.read_png(raw)
+        kept = trim_bottom(rows)
+        if len(kept) >= height:
+            print(f"the page is taller than {height} px: raise --height", file=sys.stderr)
+            return 1
+        write_indexed_png(args.output, width, bpp, kept)
+    size = args.output.stat().st_size
+    print(f"{args.output}: {width}x{len(kept)}, {size // 1024} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
