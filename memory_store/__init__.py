@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from .errors import EXIT_STATUS, MemoryStoreError  # noqa: E402
 from .store import MemoryStore  # noqa: E402

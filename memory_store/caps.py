@@ -43,7 +43,8 @@ class Enforcer:
     ``results`` are the batch's per-delta results (``index``, ``action``,
     ``memory``); ``protected`` the ids it named, which are never pruned;
     ``touched`` its snapshot entries, to which pruned rows are added so that
-    undo brings them back.
+    undo brings them back. With ``prune`` false (``import``) every cap
+    refuses: a restore is never trimmed silently.
     """
 
     def __init__(
@@ -52,8 +53,10 @@ class Enforcer:
         results: list[dict[str, Any]],
         protected: set[str],
         touched: dict[str, dict[str, Any]],
+        prune: bool = True,
     ):
         self.conn = conn
+        self.prune = prune
         self.results = results
         self.protected = protected
         self.touched = touched
@@ -83,6 +86,8 @@ class Enforcer:
         cap, n = cap_of(scope), count(self.conn, group)
         if n <= cap:
             return
+        if not self.prune:
+            raise self._refused_import(scope, subject, cap, n)
         if policy.CAPS[scope]["policy"] == "refuse":
             before = n - self._net(group)
             raise error(
@@ -113,6 +118,8 @@ class Enforcer:
         n = total(self.conn)
         if n <= policy.TOTAL_ROWS_MAX:
             return
+        if not self.prune:
+            raise self._refused_import(None, None, policy.TOTAL_ROWS_MAX, n)
         need = n - policy.TOTAL_ROWS_MAX
         marks = ", ".join("?" for _ in policy.GLOBAL_PRUNE_SCOPES)
         candidates = self._candidates(f" WHERE scope IN ({marks})", policy.GLOBAL_PRUNE_SCOPES)
@@ -128,6 +135,24 @@ class Enforcer:
                 count=n - len(candidates),
             )
         self._prune(candidates[:need])
+
+    def _refused_import(
+        self, scope: str | None, subject: str | None, cap: int, n: int
+    ) -> Exception:
+        group = None if scope is None else (scope, subject)
+        where = "rows in all" if scope is None else f"{scope} rows"
+        if subject is not None:
+            where += f" for {subject}"
+        return error(
+            "MEMORY_LIMIT_REACHED",
+            f"the import would make {n} {where}, over the cap of {cap}; nothing was imported "
+            "(forget or clear rows first, or import a smaller document)",
+            index=self._first_over(group, n - self._net(group), cap),
+            scope=scope,
+            subject_id=subject,
+            limit=cap,
+            count=n,
+        )
 
     def _candidates(self, where: str, params: Any) -> list[dict[str, Any]]:
         """Prunable rows, least recently written first (``updated_at``, then write order)."""

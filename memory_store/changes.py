@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 _WRITTEN = ("value", "source_type", "source_ref", "occurred_at", "confidence")
 
 
-class _DryRun(Exception):
+class DryRun(Exception):
+    """Raised inside a write transaction to roll it back and return what it would have done."""
+
     def __init__(self, result: dict[str, Any]):
         super().__init__("dry run")
         self.result = result
@@ -84,12 +86,12 @@ def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str,
         with session.transaction():
             settings = session.settings()  # again under the lock: consent may have changed
             session.gate(settings)
-            batch = _Batch(session.conn, settings["write_seq"])
+            batch = Batch(session.conn, settings["write_seq"])
             batch.write(deltas)
             result, trimmed = batch.finish(session)
             if dry_run:
-                raise _DryRun(result)
-    except _DryRun as done:
+                raise DryRun(result)
+    except DryRun as done:
         result = done.result
         result.update(op_id=None, undo_hint=None, dry_run=True)
         return result
@@ -98,12 +100,19 @@ def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str,
     return result
 
 
-class _Batch:
-    """One apply's deltas written inside its transaction, with what undo needs."""
+class Batch:
+    """One operation's deltas written inside its transaction, with what undo needs.
 
-    def __init__(self, conn: sqlite3.Connection, seq: int):
+    ``apply`` writes with ``now`` as the time and prunes what a pruning kind
+    must lose; ``import`` (``restore=True``) keeps each row's own id where it
+    is free and its own ``created_at``/``updated_at``, and never prunes.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, seq: int, restore: bool = False):
         self.conn = conn
         self.seq = seq  # the last write sequence number used
+        self.restore = restore
+        self.where = "$.memories" if restore else "$.deltas"
         self.now = rows.now()
         self.touched: dict[str, dict[str, Any]] = {}  # memory id -> {id, before, after}
         self.results: list[dict[str, Any]] = []
@@ -125,7 +134,7 @@ class _Batch:
                 f"deltas {self.keys_named[key]} and {i} name the same memory",
                 index=i,
                 other_index=self.keys_named[key],
-                path=f"$.deltas[{i}]",
+                path=f"{self.where}[{i}]",
             )
         self.keys_named[key] = i
 
@@ -157,23 +166,27 @@ class _Batch:
             self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
             return
         self.seq += 1
+        created, updated = d.get("created_at", self.now), d.get("updated_at", self.now)
         if row is not None:
-            new = {**row, **values, "updated_at": self.now, "write_seq": self.seq}
+            if not self.restore:
+                created = row["created_at"]
+            new = {**row, **values, "created_at": created, "updated_at": updated}
+            new["write_seq"] = self.seq
             self.conn.execute(
                 "UPDATE memories SET value = ?, source_type = ?, source_ref = ?, occurred_at = ?, "
-                "confidence = ?, updated_at = ?, write_seq = ? WHERE id = ?",
-                (*values.values(), self.now, self.seq, row["id"]),
+                "confidence = ?, created_at = ?, updated_at = ?, write_seq = ? WHERE id = ?",
+                (*values.values(), created, updated, self.seq, row["id"]),
             )
             action = "updated"
         else:
             new = {
-                "id": "m-" + os.urandom(8).hex(),
+                "id": self._new_id(d.get("id")),
                 "scope": d["scope"],
                 "subject_id": d["subject_id"],
                 "field": d["field"],
                 **values,
-                "created_at": self.now,
-                "updated_at": self.now,
+                "created_at": created,
+                "updated_at": updated,
                 "occurred_key": key[3],
                 "write_seq": self.seq,
             }
@@ -183,10 +196,25 @@ class _Batch:
         self.touched[new["id"]] = {"id": new["id"], "before": row, "after": new}
         self.results.append({"index": i, "action": action, "memory": rows.public(new)})
 
-    def finish(self, session: Session) -> tuple[dict[str, Any], bool]:
+    def _new_id(self, wanted: str | None) -> str:
+        """A restored row keeps its id when no other row has it (ids are opaque, so a
+        hand-edited document's id is used only if it has the product's shape)."""
+        if (
+            wanted is not None
+            and rows.ID_PATTERN.fullmatch(wanted)
+            and rows.find_by_id(self.conn, wanted) is None
+            and wanted not in self.touched
+        ):
+            return wanted
+        return "m-" + os.urandom(8).hex()
+
+    def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
-        pruned = caps.Enforcer(self.conn, self.results, self.protected, self.touched).run()
-        summary = summarize(self.results, pruned)
+        enforcer = caps.Enforcer(
+            self.conn, self.results, self.protected, self.touched, prune=not self.restore
+        )
+        pruned = enforcer.run()
+        summary = summary or summarize(self.results, pruned)
         result: dict[str, Any] = {
             "op_id": None,
             "results": self.results,
@@ -196,7 +224,8 @@ class _Batch:
         }
         if not self.touched:
             return result, False
-        op_id = record_operation(self.conn, "apply", summary, list(self.touched.values()), self.now)
+        action = "import" if self.restore else "apply"
+        op_id = record_operation(self.conn, action, summary, list(self.touched.values()), self.now)
         trimmed = trim_history(self.conn)
         session.set(write_seq=self.seq, **({"erase_pending": True} if trimmed else {}))
         result["op_id"] = op_id

@@ -98,6 +98,8 @@ def _add_option(parser: argparse.ArgumentParser | Any, option: Option) -> None:
         return
     if option.default is not None:
         kwargs["default"] = option.default
+    if option.required:
+        kwargs["required"] = True
     parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
@@ -116,6 +118,9 @@ def build_parser() -> _Parser:
         epilog="commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
         f"stdout; `{PROG} COMMAND --help` for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} {__version__}", help="print the version"
     )
     parser.add_argument(
         "--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)"
@@ -194,9 +199,27 @@ def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
     return load
 
 
+def _import_source(ns: argparse.Namespace) -> Callable[[], bytes]:
+    """import's document, read only when the library asks (after the consent gate)."""
+
+    def load() -> bytes:
+        if ns.file == "-":
+            return sys.stdin.buffer.read(policy.IMPORT_BYTES_MAX + 1)
+        try:
+            with open(ns.file, "rb") as fh:
+                return fh.read(policy.IMPORT_BYTES_MAX + 1)
+        except OSError as exc:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS", f"cannot read FILE: {exc.strerror}", {"argument": "FILE"}
+            ) from None
+
+    return load
+
+
 # Inputs the command line reads on a command's behalf (files, standard input).
 _INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "apply": lambda ns: {"payload": _apply_source(ns)},
+    "import": lambda ns: {"source": _import_source(ns)},
 }
 
 

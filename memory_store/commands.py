@@ -90,6 +90,7 @@ class Option:
         "positional",
         "cli_only",
         "group",
+        "required",
     )
 
     def __init__(
@@ -104,6 +105,7 @@ class Option:
         positional: bool = False,
         cli_only: bool = False,
         group: str | None = None,
+        required: bool = False,
     ):
         self.name = name
         self.kind = kind
@@ -114,6 +116,7 @@ class Option:
         self.positional = positional
         self.cli_only = cli_only
         self.group = group
+        self.required = required
 
     @property
     def flag(self) -> str:
@@ -493,6 +496,61 @@ COMMANDS: dict[str, Command] = {
             ),
             "Works in any consent state. `--output` refuses an existing file and a path inside the "
             "store's directory (`INVALID_ARGUMENTS`).",
+        ),
+        Command(
+            "import",
+            "Bring back a document written by export, as one undoable operation.",
+            (
+                Option(
+                    "file",
+                    "path",
+                    "the export document; - reads standard input",
+                    metavar="FILE",
+                    positional=True,
+                    cli_only=True,
+                ),
+                Option("dry_run", "flag", "check and report, write nothing"),
+            ),
+            lambda s, a: s.import_(a["source"], dry_run=a["dry_run"]),
+            (
+                (
+                    "op_id",
+                    "string / null",
+                    "the operation to undo; null for a dry run or when nothing changed",
+                ),
+                ("counts", "object", "rows `created`, `updated` and `unchanged`"),
+                ("summary", "string", '"imported N memories: … created, … updated, … unchanged"'),
+                ("undo_hint", "string / null", "the command that reverts the whole import"),
+                ("dry_run", "bool", "true when nothing was written"),
+            ),
+            "Needs consent and no pause. At most 1 MiB; a document of another format version is "
+            "`INVALID_DELTA`. Every row is checked like an `apply` delta (field rules, "
+            "`SENSITIVE_REJECTED`, `SOURCE_NOT_ELIGIBLE`) and upserted by key with its own "
+            "`occurred_at`, `confidence`, sources, times and (when free) id. An import that would "
+            "put any kind over its cap is refused whole (`MEMORY_LIMIT_REACHED`), never pruned. "
+            "All or nothing; `undo` reverts it.",
+        ),
+        Command(
+            "review",
+            "Write a page to read everything remembered in a browser (HTML, mode 600).",
+            (
+                Option(
+                    "output",
+                    "path",
+                    "create FILE (mode 600); never overwrites",
+                    metavar="FILE",
+                    required=True,
+                ),
+            ),
+            lambda s, a: s.review(output=a["output"]),
+            (
+                ("path", "string", "the file created (mode 600)"),
+                ("count", "int", "memories on the page"),
+                ("people", "int", "subjects other than the user"),
+            ),
+            "Works in any consent state (the user's right of access). One self-contained page: "
+            "no script, nothing fetched. Refuses an existing file and a path inside the store's "
+            "directory (`INVALID_ARGUMENTS`). Like an export, the file is a copy the store cannot erase.",
         ),
         Command(
             "doctor",

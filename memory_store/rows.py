@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from . import db, policy
@@ -20,6 +21,7 @@ INSERT = (
     f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
 )
+ID_PATTERN = re.compile(r"m-[0-9a-f]{16}")  # what this product generates
 SCOPE_ORDER = {scope: i for i, scope in enumerate(policy.SCOPES)}
 
 

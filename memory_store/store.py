@@ -203,6 +203,25 @@ class MemoryStore:
         with self._open() as session:
             return transfer.export(session, output)
 
+    def import_(self, source: object, dry_run: bool = False) -> dict[str, Any]:
+        """Bring back a document written by ``export``: every row checked like ``apply``'s,
+        all or nothing, one undoable operation, refused rather than pruned over a cap.
+
+        ``source`` is the document (a dict, JSON text or bytes) or a callable
+        returning it, called only after the consent gate."""
+        from . import transfer
+
+        with self._open() as session:
+            return transfer.import_(session, source, dry_run)
+
+    def review(self, output: str | os.PathLike[str]) -> dict[str, Any]:
+        """Write the review page (one self-contained HTML file, mode 600) of everything stored."""
+        from . import transfer
+
+        transfer.check_output(output, self.data_dir, "review")
+        with self._open() as session:
+            return transfer.review(session, output)
+
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Read-only checks of the files, schema and stored rows; ``fix`` repairs file modes."""
         from .doctor import run_doctor

@@ -54,16 +54,17 @@ def _reject_constant(name: str) -> Any:
     raise _invalid(f"{name} is not valid JSON", None, "$")
 
 
-def parse_body(raw: bytes | str) -> Any:
-    """Decode and parse one apply body, refusing what plain ``json.loads`` lets through."""
+def parse_body(
+    raw: bytes | str,
+    limit: int = policy.INPUT_BYTES_MAX,
+    expected: str = 'a delta object or {"deltas": [...]}',
+) -> Any:
+    """Decode and parse one input body (apply's, or an import document), refusing what
+    plain ``json.loads`` lets through and anything over ``limit`` bytes."""
+    too_large = _invalid(f"input is larger than {limit} bytes", None, "$", limit=limit)
     if isinstance(raw, bytes):
-        if len(raw) > policy.INPUT_BYTES_MAX:
-            raise _invalid(
-                f"input is larger than {policy.INPUT_BYTES_MAX} bytes",
-                None,
-                "$",
-                limit=policy.INPUT_BYTES_MAX,
-            )
+        if len(raw) > limit:
+            raise too_large
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -74,17 +75,12 @@ def parse_body(raw: bytes | str) -> Any:
             size = len(text.encode("utf-8"))
         except UnicodeEncodeError:
             raise _invalid("input contains a lone surrogate", None, "$") from None
-        if size > policy.INPUT_BYTES_MAX:
-            raise _invalid(
-                f"input is larger than {policy.INPUT_BYTES_MAX} bytes",
-                None,
-                "$",
-                limit=policy.INPUT_BYTES_MAX,
-            )
+        if size > limit:
+            raise too_large
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
-        raise _invalid('no input: expected a delta object or {"deltas": [...]}', None, "$")
+        raise _invalid(f"no input: expected {expected}", None, "$")
     try:
         return json.loads(
             text, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant

@@ -1,8 +1,8 @@
 """Drive a real headless Chromium, and build review pages from a real store.
 
 Used by tests/test_review_page.py and scripts/review_screenshot.py. The page is
-made from the real CLI's outputs (``write_review``), so the browser checks what
-a person would see of a store the CLI wrote.
+written by the real ``review`` command (``write_review``), so the browser checks
+what a person would see of a store the CLI wrote.
 """
 
 from __future__ import annotations
@@ -13,16 +13,12 @@ import signal
 import struct
 import subprocess
 import tempfile
-import time
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from conftest import apply, delta, ok
-
-import memory_store
-from memory_store.review import render_review
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Headless, no GPU, and nothing that reaches the network on its own: the page
@@ -95,28 +91,10 @@ def browser_version() -> str:
 # ---------------------------------------------------------------- the page
 
 
-def snapshot_from_cli() -> dict[str, Any]:
-    """The review snapshot, from the real CLI's outputs (the `review` command's data)."""
-    status = ok("status")
-    consent = ok("export")["document"]["consent"]
-    return {
-        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "version": memory_store.__version__,
-        "consent": {
-            "enabled": status["consent_enabled"],
-            "paused": status["paused"],
-            "consent_at": status["consent_at"],
-            "revoked_at": consent["revoked_at"],
-        },
-        "limits": status["limits"],
-        "counts": status["counts"],
-        "memories": ok("show")["memories"],
-        "operations": ok("log")["operations"][:20],
-    }
-
-
 def write_review(path: Path) -> Path:
-    path.write_text(render_review(snapshot_from_cli()), encoding="utf-8")
+    """The page of the private store, written by the real ``review`` command."""
+    data = ok("review", "--output", str(path))
+    assert data["path"] == str(path.resolve())
     return path
 
 

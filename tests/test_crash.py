@@ -103,12 +103,14 @@ BATCH = {
     ]
 }
 REVOKE_DELETE = ["revoke", "--delete", "--confirm"]
+IMPORT_DOC = "{import_doc}"  # replaced by the harness's 200-row export document
 
 
 @dataclass(frozen=True)
 class Scenario:
     args: list[str]
-    template: str = "realistic"  # or "too-new": a newer release's store SQLite cannot erase
+    # "realistic"; "too-new": a newer release's store SQLite cannot erase; "empty": enabled, no rows
+    template: str = "realistic"
     pinned_reader: bool = False  # another process holds a read transaction throughout
     env: dict[str, str] = field(default_factory=dict)
 
@@ -119,6 +121,8 @@ SCENARIOS: dict[str, Scenario] = {
     "forget-object": Scenario(["forget-object", "obj-c", "--confirm"]),
     "clear": Scenario(["clear", "--confirm"]),
     "revoke-delete": Scenario(REVOKE_DELETE),
+    # A 200-row import into an empty store: one operation, all rows or none.
+    "import": Scenario(["import", IMPORT_DOC], template="empty"),
     # The two paths where SQLite cannot erase the file itself, so revoke --delete
     # overwrites it: a store from a newer release (large, so that overwriting
     # takes a while), and a store whose old pages a reader pins.
@@ -239,6 +243,59 @@ def build_template(store_dir: Path) -> None:
     status = store.status()
     assert status["undo_available"] == policy.HISTORY_MAX
     assert 150 <= status["counts"]["total"] <= 190
+
+
+def build_import_doc(path: Path) -> None:
+    """An export document of 200 rows within every cap: 20 user rows, and nine subjects
+    with 10 facts, 5 relationship rows and 5 events each."""
+    rng = random.Random(20261201)
+    memories = []
+    n = 0
+
+    def row(scope: str, subject: str, field: str, occurred: str | None = None) -> None:
+        nonlocal n
+        n += 1
+        memories.append(
+            {
+                "id": f"m-{n:016x}",
+                "scope": scope,
+                "subject_id": subject,
+                "field": field,
+                "value": long_value(rng, f"imported {n}"),
+                "source_type": "user_explicit",
+                "source_ref": None,
+                "occurred_at": occurred,
+                "confidence": "medium",
+                "created_at": "2026-01-01T00:00:00Z",
+                "updated_at": f"2026-01-{1 + n % 28:02d}T00:00:00Z",
+            }
+        )
+
+    for i in range(20):
+        row("user", "user", f"pref{i:02d}")
+    for s in [f"imp-{c}" for c in "abcdefghi"]:
+        for i in range(10):
+            row("object", s, f"fact{i}")
+        for i in range(5):
+            row("relationship", s, f"r{i}")
+        for i in range(5):
+            row("event", s, "milestone", f"2026-0{1 + i}-15")
+    assert len(memories) == 200
+    doc = {
+        "format": "memory-store-export/v1",
+        "exported_at": "2026-11-30T12:00:00Z",
+        "policy_version": 1,
+        "schema_version": db.SCHEMA_VERSION,
+        "consent": {
+            "enabled": True,
+            "consent_at": "2026-01-01T00:00:00Z",
+            "consent_renewed_at": "2026-01-01T00:00:00Z",
+            "paused": False,
+            "revoked_at": None,
+        },
+        "memories": memories,
+    }
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
 
 
 def build_too_new(realistic: Path, store_dir: Path) -> None:
@@ -380,6 +437,8 @@ def fresh_copy(template: Path, store_dir: Path) -> None:
 def run_and_maybe_kill(store_dir: Path, scenario: Scenario, delay: float | None) -> str:
     """Start the command; SIGKILL it after ``delay`` seconds. 'killed' or 'completed'."""
     env = dict(os.environ, MEMORY_STORE_DIR=str(store_dir), **scenario.env)
+    doc = str(store_dir.parent / "import.json")
+    args = [doc if a == IMPORT_DOC else a for a in scenario.args]
     out_path = store_dir.parent / (store_dir.name + ".out")
     reader = None
     if scenario.pinned_reader:
@@ -393,7 +452,7 @@ def run_and_maybe_kill(store_dir: Path, scenario: Scenario, delay: float | None)
     try:
         with open(out_path, "wb") as out, open(str(out_path) + ".err", "wb") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "memory_store", *scenario.args],
+                [sys.executable, "-m", "memory_store", *args],
                 stdout=out,
                 stderr=err,
                 env=env,
@@ -424,9 +483,15 @@ class Harness:
 
     def __init__(self, root: Path):
         self.root = root
-        self.templates = {"realistic": root / "realistic", "too-new": root / "too-new"}
+        self.templates = {
+            "realistic": root / "realistic",
+            "too-new": root / "too-new",
+            "empty": root / "empty",
+        }
         build_template(self.templates["realistic"])
         build_too_new(self.templates["realistic"], self.templates["too-new"])
+        MemoryStore(self.templates["empty"]).enable(confirm=True)
+        build_import_doc(root / "import.json")
         self.before = {name: read_state(path) for name, path in self.templates.items()}
         self.runtime: dict[str, float] = {}
         self.after: dict[str, Any] = {}
@@ -518,7 +583,9 @@ def check_next_command(store_dir: Path, state: dict[str, Any] | None) -> None:
     assert after is not None
     assert after["settings"].get("erase_pending") in (None, "0")
     check_invariants(store_dir, after)
-    assert len(after["memories"]) == len(state["memories"]) + 1
+    # One more row, unless the store was full (a completed 200-row import): then an
+    # old event made room.
+    assert len(after["memories"]) == min(len(state["memories"]) + 1, policy.TOTAL_ROWS_MAX)
 
 
 def trial(h: Harness, name: str, rng: random.Random) -> str:

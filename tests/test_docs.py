@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 from conftest import ROW_KEYS as CONTRACT_ROW_KEYS
-from conftest import Result, cli, run_cli
+from conftest import Result, cli
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -302,12 +302,12 @@ class Scenario:
 
     def run(self, name: str, store: str, *args: str, env: dict[str, str] | None = None) -> Result:
         assert name not in self.results, name
-        r = run_cli("--data-dir", str(self.base / store), *args, env=env)
+        r = cli("--data-dir", str(self.base / store), *args, env=env)
         self.results[name] = r
         return r
 
     def bare(self, name: str, *args: str) -> Result:
-        r = run_cli(*args)
+        r = cli(*args)
         self.results[name] = r
         return r
 
@@ -406,6 +406,15 @@ def _play(base: Path) -> dict[str, Result]:
     out = base / "export.json"
     s.run("export-output", a, "export", "--output", str(out))
     s.run("export-exists", a, "export", "--output", str(out))
+    s.run("import-dry-run", a, "import", "--dry-run", str(out))
+    s.run("review", a, "review", "--output", str(base / "review.html"))
+    s.run("review-exists", a, "review", "--output", str(base / "review.html"))
+    s.run("restore-enable", "restore", "enable", "--confirm")
+    s.run("import", "restore", "import", str(out))
+    newer = base / "newer.json"
+    newer.write_text(out.read_text(encoding="utf-8").replace("export/v1", "export/v2"))
+    s.run("import-newer", "restore", "import", str(newer))
+    s.run("import-missing", "restore", "import", str(base / "nowhere.json"))
     s.run("doctor", a, "doctor")
     s.run("doctor-bad-flag", a, "doctor", "--everything")
     user_goal = {"action": "delete", "scope": "user", "field": "goal"}
@@ -550,6 +559,9 @@ EXPECTED: dict[str, str | None] = {
     "show-too-new": "SCHEMA_TOO_NEW",
     "forget-object-too-new": "SCHEMA_TOO_NEW",
     "apply-busy": "STORE_BUSY",
+    "review-exists": "INVALID_ARGUMENTS",
+    "import-newer": "INVALID_DELTA",
+    "import-missing": "INVALID_ARGUMENTS",
 }
 SUCCESSES = [
     "status-absent",
@@ -572,6 +584,10 @@ SUCCESSES = [
     "show-scope",
     "export",
     "export-output",
+    "import-dry-run",
+    "review",
+    "restore-enable",
+    "import",
     "doctor",
     "apply-delete",
     "undo",

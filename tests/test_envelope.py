@@ -32,6 +32,8 @@ COMMANDS = [
     "revoke",
     "clear",
     "export",
+    "import",
+    "review",
     "doctor",
 ]
 ZH = "双方已确认进入排他约会"
@@ -83,6 +85,11 @@ def expand(args: list[str], info: dict[str, str], tmp_path: Path) -> list[str]:
             a = info["memory_id"]
         elif a == "{out}":
             a = str(tmp_path / "export.json")
+        elif a == "{page}":
+            a = str(tmp_path / "review.html")
+        elif a == "{doc}":  # the store's own export, to bring back
+            a = str(tmp_path / "doc.json")
+            MemoryStore().export(output=a)
         out.append(a)
     return out
 
@@ -151,6 +158,9 @@ SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     ("populated", ["clear", "--confirm"], {"deleted", "operations_removed", "erased"}),
     ("populated", ["export"], {"document"}),
     ("populated", ["export", "--output", "{out}"], {"path"}),
+    ("populated", ["import", "{doc}"], {"op_id", "counts", "summary", "undo_hint", "dry_run"}),
+    ("populated", ["import", "--dry-run", "{doc}"], {"op_id", "counts", "dry_run"}),
+    ("populated", ["review", "--output", "{page}"], {"path", "count", "people"}),
     ("populated", ["doctor"], {"ok", "findings"}),
     ("absent", ["doctor"], {"ok", "findings"}),
 ]
@@ -177,6 +187,8 @@ FAILURE_CASES: list[tuple[str, list[str], str]] = [
     ("populated", ["clear"], "CONFIRMATION_REQUIRED"),
     ("absent", ["export"], "NOT_INITIALIZED"),
     ("dir_is_file", ["export"], "STORE_UNAVAILABLE"),
+    ("enabled", ["import", "{out}"], "INVALID_ARGUMENTS"),
+    ("absent", ["review", "--output", "{page}"], "NOT_INITIALIZED"),
     ("absent", ["doctor", "--no-such-flag"], "INVALID_ARGUMENTS"),
 ]
 

@@ -23,7 +23,16 @@ sys.stdout.flush()
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 sys.exit(code)
 """
-HEAVY = ("jsonschema", "tabulate", "typing", "pathlib", "urllib", "shutil", "contextlib")
+HEAVY = (
+    "jsonschema",
+    "tabulate",
+    "wcwidth",
+    "typing",
+    "pathlib",
+    "urllib",
+    "shutil",
+    "contextlib",
+)
 # What the interpreter and this environment load anyway (an editable install's
 # import hook brings pathlib, for instance): only what memory-store adds counts.
 FLOOR = "import json, sys, sqlite3, argparse; print(json.dumps(sorted(sys.modules)))"

@@ -22,10 +22,9 @@ from browser import (
     norm,
     read_png,
     screenshot,
-    snapshot_from_cli,
     write_review,
 )
-from conftest import apply, delta, ok
+from conftest import apply, delta, fails, ok
 
 from memory_store.review import CONFIDENCE, CSP, KIND_TITLES, render_review
 from memory_store.store import limits
@@ -294,12 +293,11 @@ def test_consent_state_is_shown(consent: dict[str, Any], shown: str) -> None:
     assert shown in text
 
 
-def test_revocation_from_the_cli_reaches_the_page(enabled: Path) -> None:
+def test_revocation_from_the_cli_reaches_the_page(enabled: Path, tmp_path: Path) -> None:
     assert apply(delta("object", "obj-a", "display_label", "小林")).code == 0
     ok("revoke", "--confirm")
-    snapshot = snapshot_from_cli()
-    assert snapshot["consent"]["revoked_at"]
-    text = norm(Dom(render_review(snapshot)).text())
+    page = write_review(tmp_path / "revoked.html")
+    text = norm(Dom(page.read_text(encoding="utf-8")).text())
     assert "已撤回 · Revoked" in text and "小林" in text
 
 
@@ -320,3 +318,35 @@ def test_every_string_is_escaped_even_those_the_validators_refuse() -> None:
     assert "b" not in dom.tags()
     assert not [a for _, attrs in dom.elements for a in attrs if a.startswith("on")]
     assert norm(dom.text()).count(norm(evil)) >= 4 * 5
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_review_writes_a_private_new_file_outside_the_store(enabled: Path, tmp_path: Path) -> None:
+    assert apply(delta("object", "obj-a", "display_label", "小林")).code == 0
+    page = tmp_path / "mine.html"
+    data = ok("review", "--output", str(page))
+    assert data == {"path": str(page), "count": 1, "people": 1}
+    assert (page.stat().st_mode & 0o777) == 0o600
+    text = page.read_text(encoding="utf-8")
+    assert f'content="{CSP}"' in text and "小林" in text
+    before = page.read_bytes()
+    r = fails("INVALID_ARGUMENTS", "review", "--output", str(page))
+    assert "already exists" in r.error["message"] and page.read_bytes() == before
+    inside = fails("INVALID_ARGUMENTS", "review", "--output", str(enabled / "review.html"))
+    assert "store's directory" in inside.error["message"]
+    assert not (enabled / "review.html").exists()
+    fails("INVALID_ARGUMENTS", "review")  # --output is required
+
+
+@pytest.mark.parametrize("state", ["paused", "revoked"])
+def test_review_works_in_every_consent_state(enabled: Path, tmp_path: Path, state: str) -> None:
+    assert apply(delta("object", "obj-a", "display_label", "小林")).code == 0
+    ok("pause") if state == "paused" else ok("revoke", "--confirm")
+    assert ok("review", "--output", str(tmp_path / "p.html"))["count"] == 1
+
+
+def test_review_of_no_store_creates_nothing(private_store: Path, tmp_path: Path) -> None:
+    fails("NOT_INITIALIZED", "review", "--output", str(tmp_path / "p.html"))
+    assert not (tmp_path / "p.html").exists() and not private_store.exists()
