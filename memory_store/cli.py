@@ -81,6 +81,8 @@ def _argparse_type(option: Option) -> Callable[[str], Any] | None:
             return check(value, name)
         except ArgumentRuleError as exc:
             raise argparse.ArgumentTypeError(exc.rule) from None
+        except MemoryStoreError as exc:  # a rule kept beside its concern (the query's)
+            raise argparse.ArgumentTypeError(exc.message) from None
 
     return convert
 

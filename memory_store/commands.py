@@ -27,6 +27,7 @@ MAX_CHARS_RULE = (
 )
 SCOPE_RULE = f"must be one of: {', '.join(policy.SCOPES)}"
 TEXT_RULE = "must be non-empty UTF-8 text"
+LIMIT_RULE = f"must be an integer from {policy.SEARCH_LIMIT_MIN} to {policy.SEARCH_LIMIT_MAX}"
 
 
 class ArgumentRuleError(MemoryStoreError):
@@ -67,6 +68,26 @@ def check_text(value: Any, name: str) -> str | None:
     if not ok:
         raise ArgumentRuleError(name, TEXT_RULE, argument=name)
     return value
+
+
+def check_limit(value: Any, name: str = "limit") -> int:
+    lo, hi = policy.SEARCH_LIMIT_MIN, policy.SEARCH_LIMIT_MAX
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ArgumentRuleError(name, LIMIT_RULE, minimum=lo, maximum=hi)
+    return value
+
+
+def check_query(value: Any, name: str = "query") -> str:
+    """The user's question, trimmed: the rules of a stored value, 1-500 characters.
+
+    The rule lives with the ranking (``relevance.check_query``), imported only
+    when a query is given.
+    """
+    from .relevance import check_query as check
+
+    if not isinstance(value, str):
+        raise ArgumentRuleError(name, "must be text")
+    return check(value)
 
 
 class Option:
@@ -158,6 +179,14 @@ _BUDGET = (
     f"(default {policy.CONTEXT_MAX_CHARS_DEFAULT})"
 )
 _PATH_NOTE = "the database file (for host logs; never shown to the user)"
+_QUERY = Option(
+    "query",
+    "text",
+    "the user's current message: rank the memories by relevance to it "
+    f"(1-{policy.QUERY_CHARS_MAX} characters)",
+    metavar="TEXT",
+    check=check_query,
+)
 
 
 def _subject(help_text: str, positional: bool = False) -> Option:
@@ -368,8 +397,11 @@ COMMANDS: dict[str, Command] = {
                     default=policy.CONTEXT_MAX_CHARS_DEFAULT,
                     check=check_max_chars,
                 ),
+                _QUERY,
             ),
-            lambda s, a: s.context(subject_id=a["subject_id"], max_chars=a["max_chars"]),
+            lambda s, a: s.context(
+                subject_id=a["subject_id"], max_chars=a["max_chars"], query=a["query"]
+            ),
             (
                 ("subject_id", "string / null", "the subject asked for"),
                 (
@@ -379,22 +411,87 @@ COMMANDS: dict[str, Command] = {
                 ),
                 (
                     "memories",
-                    ROWS,
-                    "most important first; rows with scope `hypothesis` are tentative",
+                    "list of compact rows",
+                    "most important (or most relevant) first; rows with scope `hypothesis` are tentative",
                 ),
                 (
                     "roster",
                     "list",
                     "only without a subject: `subject_id`, `display_label`, `counts`, `last_updated`, at most 50",
                 ),
-                ("truncated", "bool", "some memories did not fit in `max_chars`"),
+                (
+                    "truncated",
+                    "bool",
+                    "some memories (or roster entries) did not fit in `max_chars`",
+                ),
                 ("omitted", "int", "how many were left out"),
                 ("max_chars", "int", "the budget used"),
+                ("query", "string / null", "the query, trimmed; null without `--query`"),
+                (
+                    "ranked_by",
+                    "string",
+                    "`relevance` with `--query`, else `priority` (release 1's order)",
+                ),
             ),
-            "Needs consent and no pause; never writes. With a subject: the user profile, the "
-            "subject's object and relationship rows, its hypotheses and its 8 most recent events. "
-            "Without one: the user profile and a roster of subjects. What does not fit in "
-            "`--max-chars` (measured on the JSON of `memories`) is dropped lowest priority first.",
+            "Needs consent and no pause; never writes. Rows are compact (`schemas/context.data.schema.json`): "
+            "`id`, `scope`, `field`, `value`, and `subject_id`, `occurred_at`, `confidence`, "
+            "`source_type`, `source_ref` only when they tell the reader something. With a subject: the "
+            "user profile, the subject's object and relationship rows, its hypotheses and its 8 most "
+            "recent events, most important first. With `--query`: the subject's `display_label` first, "
+            "then every row the query matches (all of the subject's events are candidates), best "
+            "first, then the rest in that order. Without a subject: the user profile and a roster of "
+            "subjects, which counts against the budget too. What does not fit in `--max-chars` "
+            "(measured on the JSON of `memories`) is dropped from the end.",
+        ),
+        Command(
+            "search",
+            "Find the memories a question matches, across subjects: who, and what.",
+            (
+                Option(
+                    "query",
+                    "text",
+                    f"what to look for, in the user's words (1-{policy.QUERY_CHARS_MAX} characters)",
+                    metavar="TEXT",
+                    check=check_query,
+                    required=True,
+                ),
+                _subject("only this subject"),
+                Option("scope", "scope", "only this scope", metavar="K", check=check_scope),
+                Option(
+                    "limit",
+                    "int",
+                    f"at most N rows, {policy.SEARCH_LIMIT_MIN}-{policy.SEARCH_LIMIT_MAX} "
+                    f"(default {policy.SEARCH_LIMIT_DEFAULT})",
+                    metavar="N",
+                    default=policy.SEARCH_LIMIT_DEFAULT,
+                    check=check_limit,
+                ),
+                Option(
+                    "max_chars",
+                    "int",
+                    f"budget for the memories, {policy.CONTEXT_MAX_CHARS_MIN}-"
+                    f"{policy.CONTEXT_MAX_CHARS_MAX} (default {policy.SEARCH_MAX_CHARS_DEFAULT})",
+                    metavar="N",
+                    default=policy.SEARCH_MAX_CHARS_DEFAULT,
+                    check=check_max_chars,
+                ),
+            ),
+            lambda s, a: s.search(
+                a["query"],
+                subject_id=a["subject_id"],
+                scope=a["scope"],
+                limit=a["limit"],
+                max_chars=a["max_chars"],
+            ),
+            (
+                ("query", "string", "the query, trimmed"),
+                ("count", "int", "rows returned"),
+                ("memories", "list of compact rows", "best match first; each carries `subject_id`"),
+                ("truncated", "bool", "some matches did not fit in `max_chars`"),
+            ),
+            "Needs consent and no pause (it reads memory content, like `context`); never writes. "
+            "Only rows with a positive relevance score, best first (ties: most recently written). "
+            'For "who did I say likes hiking?" and for finding which subject the user means.',
         ),
         Command(
             "forget",

@@ -1,4 +1,11 @@
-"""Reading memory back: ``show`` (everything) and ``context`` (what matters, in a budget)."""
+"""Reading memory back: ``show`` (everything), ``context`` (what matters, in a budget) and
+``search`` (which rows, of whom, match a question).
+
+``context`` and ``search`` return compact rows (contract §13): what the assistant
+needs to read, without the bookkeeping ``show`` keeps (times, default values).
+With a query, relevance (``relevance.py``) orders the candidates; no index is
+kept, so nothing here can outlive a deleted memory.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,11 @@ if TYPE_CHECKING:
     from .session import Session
 
 _CONFIDENCE_RANK = {c: i for i, c in enumerate(policy.CONFIDENCES)}  # high=0
+_JSON = json.JSONEncoder(ensure_ascii=False)  # the budget's measure (contract §8)
+# With a query about a person, a user-profile row's relevance counts this much of
+# the same score on one of that person's rows (measured on the recall benchmark's
+# DEV split: documentation/recall.md).
+USER_ROW_WEIGHT = 0.6
 
 
 def show(
@@ -65,8 +77,14 @@ def context(
     session: Session,
     subject_id: str | None = None,
     max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT,
+    query: str | None = None,
 ) -> dict[str, Any]:
-    """What matters for one subject (or the profile and a roster), within ``max_chars``."""
+    """What matters for one subject (or the profile and a roster), within ``max_chars``.
+
+    With ``query``: the subject's display label first, then every candidate the
+    query matches (all of the subject's events among them), best first, then
+    the rest in release 1's order.
+    """
     session.gate(session.settings())
     if session.blank:
         found = []
@@ -78,6 +96,7 @@ def context(
         )
     user_rows = _newest([r for r in found if r["scope"] == "user"])
     result: dict[str, Any] = {"subject_id": subject_id}
+    candidates, label = user_rows, []
     if subject_id is None or subject_id == policy.USER_SUBJECT:
         ranked = user_rows
         if subject_id is None:
@@ -85,10 +104,119 @@ def context(
     else:
         mine = [r for r in found if r["subject_id"] == subject_id and r["scope"] != "user"]
         ranked = priority_order(mine, user_rows)
+        candidates = [r for r in ranked if r["scope"] != "event"]
+        candidates += [r for r in mine if r["scope"] == "event"]  # all of them, not only 8
+        label = [r for r in ranked[:1] if r["scope"] == "object" and r["field"] == "display_label"]
         result["subject_known"] = bool(mine)
-    memories, omitted = fit([rows.public(r) for r in ranked], max_chars)
-    result.update(memories=memories, truncated=omitted > 0, omitted=omitted, max_chars=max_chars)
+    if query is not None:
+        ranked = by_relevance(query, subject_id, label, candidates, ranked)
+    result["query"] = query
+    result["ranked_by"] = "priority" if query is None else "relevance"
+    memories = [compact(r, subject_id) for r in ranked]
+    result.update(roster_fit(result, memories, max_chars))
     return result
+
+
+def roster_fit(
+    result: dict[str, Any], memories: list[dict[str, Any]], max_chars: int
+) -> dict[str, Any]:
+    """The budget: memories first; without a subject the roster counts against it too,
+    trimmed least recently updated first (it is ordered most recent first)."""
+    kept, omitted = fit(memories, max_chars)
+    out: dict[str, Any] = {"memories": kept}
+    if "roster" in result:
+        spent = len(_JSON.encode(kept))
+        roster_kept, roster_omitted = fit(result["roster"], max(max_chars - spent, 0))
+        out["roster"] = roster_kept
+        omitted += roster_omitted
+    out.update(truncated=omitted > 0, omitted=omitted, max_chars=max_chars)
+    return out
+
+
+def compact(row: dict[str, Any], subject_id: str | None) -> dict[str, Any]:
+    """A row as ``context`` and ``search`` return it (contract §13): always id, scope,
+    field and value; the rest only when it tells the reader something."""
+    out = {"id": row["id"], "scope": row["scope"]}
+    if row["subject_id"] != subject_id:
+        out["subject_id"] = row["subject_id"]
+    out["field"] = row["field"]
+    out["value"] = row["value"]
+    if row["occurred_at"]:
+        out["occurred_at"] = row["occurred_at"]
+    hypothesis = row["scope"] == "hypothesis"
+    if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
+        out["confidence"] = row["confidence"]
+    if row["source_type"] != "user_explicit":
+        out["source_type"] = row["source_type"]
+    if hypothesis:
+        out["source_ref"] = row["source_ref"]  # a guess travels with its evidence
+    return out
+
+
+def _recent_first(pair: tuple[float, dict[str, Any]]) -> tuple[float, str, int]:
+    score, row = pair
+    return score, row["updated_at"], row["write_seq"]
+
+
+def matches(
+    query: str,
+    candidates: list[dict[str, Any]],
+    subject_id: str | None = None,
+    drop_common: bool = True,
+) -> list[dict[str, Any]]:
+    """The candidates the query matches, best first (ties: most recently written first).
+
+    Asked about a person, the user's own profile rows weigh less than that
+    person's rows for the same words: the question is about them.
+    """
+    from .relevance import score_rows
+
+    scores = score_rows(query, candidates, drop_common)
+    if subject_id not in (None, policy.USER_SUBJECT):
+        scores = [
+            s * USER_ROW_WEIGHT if r["scope"] == "user" else s
+            for s, r in zip(scores, candidates, strict=True)
+        ]
+    hits = [(s, r) for s, r in zip(scores, candidates, strict=True) if s > 0]
+    hits.sort(key=_recent_first, reverse=True)
+    return [r for _, r in hits]
+
+
+def by_relevance(
+    query: str,
+    subject_id: str | None,
+    first: list[dict[str, Any]],
+    candidates: list[dict[str, Any]],
+    priority: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """``first`` (the subject's label), the matches, then the rest in ``priority`` order."""
+    placed = first + matches(query, [r for r in candidates if r not in first], subject_id)
+    taken = {r["id"] for r in placed}
+    return placed + [r for r in priority if r["id"] not in taken]
+
+
+def search(
+    session: Session,
+    query: str,
+    subject_id: str | None = None,
+    scope: str | None = None,
+    limit: int = policy.SEARCH_LIMIT_DEFAULT,
+    max_chars: int = policy.SEARCH_MAX_CHARS_DEFAULT,
+) -> dict[str, Any]:
+    """The rows a question matches, across subjects (or one subject or scope), best first."""
+    session.gate(session.settings())
+    clauses, params = [], []
+    if subject_id is not None:
+        clauses.append("subject_id = ?")
+        params.append(subject_id)
+    if scope is not None:
+        clauses.append("scope = ?")
+        params.append(scope)
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    found = [] if session.blank else rows.select(session.conn, where, params)
+    hits = [compact(r, None) for r in matches(query, found, drop_common=False)[:limit]]
+    kept, omitted = fit(hits, max_chars)
+    return {"query": query, "count": len(kept), "memories": kept, "truncated": omitted > 0}
 
 
 def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -115,17 +243,18 @@ def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def fit(memories: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], int]:
-    """Drop from the end (lowest priority) until json.dumps(memories) fits in max_chars.
+    """The longest prefix of ``memories`` whose ``json.dumps`` fits in ``max_chars``.
 
     The length of a list's JSON is 2 + the items' lengths + 2 per separator, so
-    each item is measured once.
+    items are measured from the front, each once, and only until the budget is
+    spent.
     """
-    if len(json.dumps(memories, ensure_ascii=False)) <= max_chars:
+    encode = _JSON.encode  # json.dumps(..., ensure_ascii=False), without a new encoder per call
+    if len(encode(memories)) <= max_chars:
         return memories, 0  # the common case: one serialization, nothing dropped
-    sizes = [len(json.dumps(m, ensure_ascii=False)) for m in memories]
-    total = 2 + sum(sizes) + 2 * max(len(sizes) - 1, 0)
-    keep = len(memories)
-    while keep and total > max_chars:
-        keep -= 1
-        total -= sizes[keep] + (2 if keep else 0)
-    return memories[:keep], len(memories) - keep
+    total = 2  # "[]"
+    for keep, memory in enumerate(memories):
+        total += len(encode(memory)) + (2 if keep else 0)
+        if total > max_chars:
+            return memories[:keep], len(memories) - keep
+    return memories, 0  # not reached: the whole list did not fit

@@ -250,6 +250,8 @@ class Session:
         cannot finish (a reader pins old pages, the disk is full), the flag
         stays set and the next write completes the job.
         """
+        if needed:
+            _forget_cached_text()
         try:
             if not (needed or self.settings()["erase_pending"]):
                 return True
@@ -260,6 +262,16 @@ class Session:
             return True
         except (MemoryStoreError, sqlite3.Error):
             return False
+
+
+def _forget_cached_text() -> None:
+    """``relevance`` keeps the last rows' folded text between calls; a long-lived process
+    must not keep a deleted value there (imported only if a query was ranked)."""
+    import sys
+
+    relevance = sys.modules.get("memory_store.relevance")
+    if relevance is not None:
+        relevance.forget()
 
 
 class _Write(db.transaction):

@@ -9,7 +9,7 @@ that concern (``consent``, ``changes``, ``recall``, ``erasure``, ``transfer``,
 from __future__ import annotations
 
 from . import policy
-from .commands import check_max_chars, check_scope, check_text
+from .commands import check_limit, check_max_chars, check_query, check_scope, check_text
 from .errors import MemoryStoreError, require_confirm
 from .files import Location
 from .policy import ROW_KEYS
@@ -144,15 +144,41 @@ class MemoryStore:
             return recall.show(session, subject_id, scope)
 
     def context(
-        self, subject_id: str | None = None, max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT
+        self,
+        subject_id: str | None = None,
+        max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT,
+        query: str | None = None,
     ) -> dict[str, Any]:
-        """What matters for one subject, within a character budget; needs consent."""
+        """What matters for one subject, within a character budget; needs consent.
+
+        ``query`` (the user's current message) ranks the memories by relevance to it."""
         check_max_chars(max_chars)
         check_text(subject_id, "subject_id")
+        query = None if query is None else check_query(query)
         from . import recall
 
         with self._open() as session:
-            return recall.context(session, subject_id, max_chars)
+            return recall.context(session, subject_id, max_chars, query)
+
+    def search(
+        self,
+        query: str,
+        subject_id: str | None = None,
+        scope: str | None = None,
+        limit: int = policy.SEARCH_LIMIT_DEFAULT,
+        max_chars: int = policy.SEARCH_MAX_CHARS_DEFAULT,
+    ) -> dict[str, Any]:
+        """The memories a question matches, across subjects (or one subject or scope),
+        best first; needs consent ("who did I say likes hiking?")."""
+        query = check_query(query)
+        check_text(subject_id, "subject_id")
+        check_scope(scope)
+        check_limit(limit)
+        check_max_chars(max_chars)
+        from . import recall
+
+        with self._open() as session:
+            return recall.search(session, query, subject_id, scope, limit, max_chars)
 
     # ------------------------------------------------------------------ forgetting
 

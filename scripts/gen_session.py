@@ -58,17 +58,55 @@ def run(args: list[str], env: dict[str, str]) -> str:
     return pretty(json.loads(proc.stdout))
 
 
+_VARYING = [
+    (re.compile(r"m-[0-9a-f]{16}"), "m-ID"),
+    (re.compile(r"op-[0-9a-f]{8}"), "op-ID"),
+    (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "TIME"),
+    (re.compile(r"/\S*memory\.sqlite3"), "PATH"),
+]
+
+
+def _same(old: str, new: str) -> bool:
+    """Equal but for ids, times and the path, which differ on every run."""
+    for pattern, repl in _VARYING:
+        old, new = pattern.sub(repl, old), pattern.sub(repl, new)
+    return old == new
+
+
+def _steps(body: str) -> list[tuple[str, str]]:
+    """(``$`` line, the output under it) for each step of a console block."""
+    steps: list[tuple[str, list[str]]] = []
+    for line in body.splitlines():
+        if line.startswith(("$ ", "# ")):
+            steps.append((line, []))
+        elif steps:
+            steps[-1][1].append(line)
+    return [(line, "\n".join(out)) for line, out in steps]
+
+
 def render(text: str, env: dict[str, str]) -> str:
+    """The page with fresh outputs; if none differs but for ids, times and the path, the
+    page as it was (so a re-run changes nothing), else every output of this run (so the
+    ids on the page agree with each other)."""
+    blocks = re.findall(r"^```console\n(.*?)^```", text, flags=re.M | re.S)
+    fresh: list[list[tuple[str, str, str]]] = []  # per block: (line, old output, new output)
+    for body in blocks:
+        steps = []
+        for line, old in _steps(body):
+            words = shlex.split(line[2:]) if line.startswith("$ ") else []
+            new = run(words[1:], env) if words and words[0] == "memory-store" else old
+            steps.append((line, old, new))
+        fresh.append(steps)
+    changed = any(not _same(old, new) for steps in fresh for _, old, new in steps)
+    outputs = iter(fresh)
+
     def block(match: re.Match[str]) -> str:
         out: list[str] = []
-        for line in match.group(1).splitlines():
-            if line.startswith("$ "):
-                out.append(line)
-                words = shlex.split(line[2:])
-                if words[0] == "memory-store":
-                    out.append(run(words[1:], env))
-            elif line.startswith("# "):
-                out.append(line)
+        for line, old, new in next(outputs):
+            out.append(line)
+            chosen = new if changed else old
+            if chosen:
+                out.append(chosen)
         return "```console\n" + "\n".join(out) + "\n```"
 
     return re.sub(r"^```console\n(.*?)^```", block, text, flags=re.M | re.S)

@@ -141,7 +141,9 @@ def test_context_with_a_subject(enabled: Path) -> None:
     assert ids(got) == expected
     assert len(got) == len(expected)
     assert not ids(got) & ids([r["memory"] for r in other["results"]])
-    assert {m["subject_id"] for m in got} == {"user", "obj-a"}
+    # Compact rows name their subject only when it is not the one asked for.
+    assert {m.get("subject_id") for m in got} == {"user", None}
+    assert {m["scope"] for m in got if m.get("subject_id") == "user"} == {"user"}
     hyps = [m for m in got if m["scope"] == "hypothesis"]
     assert len(hyps) == 2 and all(m["confidence"] in ("medium", "low") for m in hyps)
     events = [m for m in got if m["scope"] == "event"]
@@ -194,7 +196,7 @@ def test_context_roster_is_at_most_fifty_most_recent(enabled: Path) -> None:
                 for i in range(start, min(start + 20, 50))
             ]
         )
-    roster = ok("context")["roster"]
+    roster = ok("context", "--max-chars", "8000")["roster"]  # the roster counts against it
     assert len(roster) == 50
     assert {e["subject_id"] for e in roster} == {f"s-{i:02d}" for i in range(50)}
     assert ok("status")["counts"]["total"] == 52
@@ -707,7 +709,10 @@ def test_reference_example(enabled: Path) -> None:
     assert "undo" in applied["undo_hint"]
 
     ctx = ok("context", "--subject-id", "obj-a", "--max-chars", "4000")
-    assert ctx["memories"] == [memory]
+    # Compact (contract §13): the subject asked for, the timestamps and the
+    # evidence of a non-hypothesis are left out.
+    dropped = ("subject_id", "created_at", "updated_at", "source_ref")
+    assert ctx["memories"] == [{k: v for k, v in memory.items() if k not in dropped}]
     assert ctx["truncated"] is False and ctx["omitted"] == 0
 
     undone = ok("undo")

@@ -398,6 +398,9 @@ def _play(base: Path) -> dict[str, Result]:
     s.run("context-new-subject", a, "context", "--subject-id", "obj-new")
     s.run("context-truncated", a, "context", "--subject-id", "obj-a", "--max-chars", "500")
     s.run("context-bad-budget", a, "context", "--max-chars", "10")
+    s.run("context-query", a, "context", "--subject-id", "obj-a", "--query", "她最近怎么样？")
+    s.run("search", a, "search", "--query", "一个可被纠正的判断")
+    s.run("search-bad-query", a, "search", "--query", "")
     s.run("log", a, "log")
     s.run("show", a, "show")
     s.run("show-scope", a, "show", "--scope", "hypothesis", "--subject-id", "obj-a")
@@ -532,6 +535,7 @@ EXPECTED: dict[str, str | None] = {
     "apply-delete-missing": "MEMORY_NOT_FOUND",
     "apply-too-many": "INVALID_DELTA",
     "context-bad-budget": "INVALID_ARGUMENTS",
+    "search-bad-query": "INVALID_ARGUMENTS",
     "show-bad-scope": "INVALID_ARGUMENTS",
     "export-exists": "INVALID_ARGUMENTS",
     "doctor-bad-flag": "INVALID_ARGUMENTS",
@@ -579,6 +583,8 @@ SUCCESSES = [
     "context-user",
     "context-new-subject",
     "context-truncated",
+    "context-query",
+    "search",
     "log",
     "show",
     "show-scope",
@@ -827,7 +833,17 @@ CONTRACT_KEYS: dict[str, set[str]] = {
     "undo": {"undone_op_id", "restored", "removed", "summary", "erased"},
     "log": {"operations"},
     "show": {"count", "memories"},
-    "context": {"subject_id", "memories", "roster", "truncated", "omitted", "max_chars"},
+    "context": {
+        "subject_id",
+        "query",
+        "ranked_by",
+        "memories",
+        "roster",
+        "truncated",
+        "omitted",
+        "max_chars",
+    },
+    "search": {"query", "count", "memories", "truncated"},
     "forget": {"deleted", "operations_removed", "erased"},
     "forget-object": {"deleted", "operations_removed", "erased"},
     "clear": {"deleted", "operations_removed", "erased"},

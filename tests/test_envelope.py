@@ -27,6 +27,7 @@ COMMANDS = [
     "log",
     "show",
     "context",
+    "search",
     "forget",
     "forget-object",
     "revoke",
@@ -158,6 +159,7 @@ SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     ("populated", ["clear", "--confirm"], {"deleted", "operations_removed", "erased"}),
     ("populated", ["export"], {"document"}),
     ("populated", ["export", "--output", "{out}"], {"path"}),
+    ("populated", ["search", "--query", "晚饭"], {"query", "count", "memories", "truncated"}),
     ("populated", ["import", "{doc}"], {"op_id", "counts", "summary", "undo_hint", "dry_run"}),
     ("populated", ["import", "--dry-run", "{doc}"], {"op_id", "counts", "dry_run"}),
     ("populated", ["review", "--output", "{page}"], {"path", "count", "people"}),
@@ -188,6 +190,7 @@ FAILURE_CASES: list[tuple[str, list[str], str]] = [
     ("absent", ["export"], "NOT_INITIALIZED"),
     ("dir_is_file", ["export"], "STORE_UNAVAILABLE"),
     ("enabled", ["import", "{out}"], "INVALID_ARGUMENTS"),
+    ("enabled", ["search", "--query", " "], "INVALID_ARGUMENTS"),
     ("absent", ["review", "--output", "{page}"], "NOT_INITIALIZED"),
     ("absent", ["doctor", "--no-such-flag"], "INVALID_ARGUMENTS"),
 ]
@@ -358,7 +361,10 @@ def _populate_for_tables() -> None:
         ),
         (["show"], sorted(ROW_KEYS)),
         (["log"], ["op_id", "created_at", "action", "summary", "rows"]),
-        (["context", "--subject-id", "obj-a"], sorted(ROW_KEYS)),
+        (
+            ["context", "--subject-id", "obj-a"],
+            sorted(set(ROW_KEYS) - {"created_at", "updated_at"}),  # compact rows (§13)
+        ),
         (["context"], ["subject_id", "display_label", "counts", "last_updated", "value"]),
         (["doctor"], ["check", "severity", "message"]),
     ],
@@ -587,8 +593,10 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     assert "undo" in applied["undo_hint"]
     assert applied["dry_run"] is False
     assert applied["pruned"] == []
-    for m in ok("show")["memories"] + ok("context", "--subject-id", "obj-a")["memories"]:
+    for m in ok("show")["memories"]:
         assert set(m) >= set(ROW_KEYS)
+    for m in ok("context", "--subject-id", "obj-a")["memories"]:  # compact (§13)
+        assert {"id", "scope", "field", "value"} <= set(m) < set(ROW_KEYS)
     op = ok("log")["operations"][0]
     assert set(op) >= {"op_id", "created_at", "action", "summary", "rows"}
     assert op["op_id"] == applied["op_id"] and op["rows"] == 1

@@ -68,7 +68,15 @@ def populated(enabled: Path) -> Path:
 
 @pytest.mark.parametrize(
     "args",
-    [["status"], ["context", "--subject-id", "obj-a"], ["context"], ["show"], ["log"]],
+    [
+        ["status"],
+        ["context", "--subject-id", "obj-a"],
+        ["context"],
+        ["show"],
+        ["log"],
+        ["context", "--subject-id", "obj-a", "--query", "他们吵架了吗？ any conflict?"],
+        ["search", "--query", "吵架 conflict"],
+    ],
 )
 def test_read_paths_import_nothing_heavy(populated: Path, args: list[str]) -> None:
     assert added_heavy(loaded_modules(*args)) == []

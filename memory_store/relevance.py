@@ -1,0 +1,321 @@
+"""How relevant each stored memory is to the user's current question (contract §13).
+
+Lexical, and computed per call over the rows ``context`` has already read: no
+index is kept, so nothing here can outlive a deleted memory (§9). Public:
+
+- :func:`check_query` -- the question as ``context --query`` takes it, trimmed,
+  or ``INVALID_ARGUMENTS`` naming the rule it breaks;
+- :func:`score_rows` -- one Okapi BM25 score per row (0.0: nothing in common).
+
+Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are
+words, with light English suffix folding (works, worked, working -> work) and
+cut to a prefix of five letters (adopt, adoption -> adopt); runs of CJK
+characters give their single characters and overlapping bigrams. Each language
+has a short stop list. A row's text is its value, the parts of its field name
+(``planned_activity`` -> planned, activity) and, for a hypothesis, its evidence
+(``source_ref``), which ``context`` shows with it. Two more kinds of term:
+
+- an alias group (``aliases.py``) that both the question and the row name, in
+  either language: 过敏 and "allergic" name the same group;
+- a year or month that the question names and the row's ``occurred_at`` holds.
+
+Each term weighs its IDF over the rows (alias groups as much as a word, dates
+half as much); BM25's usual k1 = 1.2 and b = 0.75.
+
+Cost. ``context`` runs on every turn of a conversation, mostly as a fresh
+process, so this module is built to start fast and to touch little:
+
+- it imports ``math`` and ``itertools`` (built in), and ``unicodedata`` only
+  when a text is not ASCII; it compiles no regular expression (the ``re``
+  compiler runs in Python, and a character class reaching beyond U+00FF makes
+  it fill a 64K-entry table, which costs more than a whole ``context`` call);
+- the rows are not split into words: their texts are joined into one, and each
+  term of the question is found there with ``str.find``/``str.count``; English
+  words are found in an ASCII copy where everything but letters and digits is
+  a space, made with one ``bytes.translate``;
+- the alias table is not indexed for a process's first question: its groups
+  are searched as written; the index of Chinese terms is built on the second;
+- the last call's folded rows, and the terms found in them, are kept until a
+  call with other rows: a host asking about the same person turn after turn
+  folds them once. Nothing is written anywhere.
+
+English words outside ASCII (café) are matched whole only in the question's
+own alphabet; a row's accented word is cut at its first accented letter.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import accumulate, repeat
+
+from . import terms
+from .errors import MemoryStoreError
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+QUERY_CHARS_MAX = 500
+
+# Okapi BM25 (Robertson and Zaragoza, 2009), with the usual constants.
+K1 = 1.2
+B = 0.75
+# A shared alias group counts like a shared word; a shared year or month of
+# occurred_at half as much (a date alone says little about the topic).
+ALIAS_WEIGHT = 1.0
+DATE_WEIGHT = 0.5
+# A term that more than this share of many rows hold tells them apart too little
+# to count (most often the name of the person asked about, in nearly every row
+# about them); the rows it alone matches then keep the priority order.
+COMMON_SHARE = 0.6
+COMMON_MIN_ROWS = 20
+# ---------------------------------------------------------------- the query
+
+
+def check_query(text: str) -> str:
+    """The trimmed query, or ``INVALID_ARGUMENTS`` naming the rule it breaks.
+
+    The character rules of a stored value (contract §6): no control character
+    but tab and newline, no line or paragraph separator, no bidi control, no
+    lone surrogate; then 1-500 characters after trimming whitespace at both ends.
+    """
+    if not isinstance(text, str):
+        raise _invalid("query must be text")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        cp = ord(text[exc.start])
+        raise _invalid(
+            f"query contains a lone surrogate U+{cp:04X} (not valid UTF-8)",
+            codepoint=f"U+{cp:04X}",
+        ) from None
+    if not text.isprintable():  # the fast answer for nearly every question
+        for ch in text:
+            cp = ord(ch)
+            if ch in "\t\n" or ch.isprintable():
+                continue
+            if cp < 0x20 or 0x7F <= cp <= 0x9F:
+                kind = "a control character"
+            elif cp in (0x2028, 0x2029):
+                kind = "a line or paragraph separator"
+            elif 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+                kind = "a bidi control"
+            else:
+                continue  # other format characters and spaces are allowed
+            raise _invalid(f"query contains {kind} U+{cp:04X}", codepoint=f"U+{cp:04X}")
+    trimmed = text.strip()
+    if not trimmed:
+        raise _invalid("query must not be empty or only whitespace")
+    if len(trimmed) > QUERY_CHARS_MAX:
+        raise _invalid(
+            f"query must be at most {QUERY_CHARS_MAX} characters after trimming "
+            f"(it has {len(trimmed)})",
+            maximum=QUERY_CHARS_MAX,
+        )
+    return trimmed
+
+
+def _invalid(message: str, **details: Any) -> MemoryStoreError:
+    return MemoryStoreError("INVALID_ARGUMENTS", message, {"argument": "query", **details})
+
+
+# ---------------------------------------------------------------- the rows
+
+
+class _Rows:
+    """The rows' folded texts, joined into one text that terms are found in."""
+
+    def __init__(self, whole: str):
+        self.whole = whole
+        self.texts = texts = whole.split(terms.SEP)
+        self.starts = list(accumulate(map((1).__add__, map(len, texts[:-1])), initial=0))
+        self._words: list[str] | None = None
+        self._without_le: _Rows | None = None
+        # What was found, kept while the rows stay the same (see _LAST).
+        self.stems: dict[str, dict[int, int]] = {}
+        self.terms: dict[str, dict[int, int]] = {}
+        self.groups: dict[int, dict[int, int]] = {}
+        self._lengths: list[int] | None = None
+
+    @classmethod
+    def fold(cls, whole: str) -> _Rows:
+        """Rows joined by terms.SEP -> folded: field names' parts apart (fact_job:
+        fact job), full-width forms as ASCII (NFKC), lowercase."""
+        whole = whole.replace("_", " ")
+        if not whole.isascii():
+            for mark in terms.NFKC_PUNCTUATION:  # never part of a term
+                if mark in whole:
+                    whole = whole.replace(mark, " ")
+            whole = terms.nfkc(whole)  # before lowercasing: full-width letters
+        return cls(whole.lower())
+
+    def row_at(self, at: int) -> int:
+        """The row holding position ``at`` of the joined text."""
+        return terms.position_in(self.starts, at)
+
+    def words(self) -> tuple[str, list[str]]:
+        """The rows' ASCII words, each between spaces: one text and one per row."""
+        if self._words is None:
+            joined = " " + terms.ascii_words(self.whole).replace(terms.SEP, f" {terms.SEP} ") + " "
+            self._words = (joined, joined.split(terms.SEP))  # type: ignore[assignment]
+        return self._words  # type: ignore[return-value]
+
+    def without_le(self) -> _Rows:
+        if self._without_le is None:
+            whole = terms.without_le(self.whole)
+            self._without_le = self if whole is self.whole else _Rows(whole)
+        return self._without_le
+
+    def lengths(self) -> list[int]:
+        """Each row's length in terms: its words, and two (a character and a
+        bigram) per CJK character, counted as the extra bytes of its UTF-8 form."""
+        if self._lengths is None:
+            texts = self.texts
+            spaces = map(str.count, texts, repeat(" "))
+            extra = map(int.__sub__, map(len, map(str.encode, texts)), map(len, texts))
+            self._lengths = list(map(sum, zip(spaces, extra, repeat(1))))
+        return self._lengths
+
+    def count_word(self, stem: str) -> dict[int, int]:
+        """Row -> how many of its words fold to ``stem``."""
+        counts = self.stems.get(stem)
+        if counts is not None:
+            return counts
+        counts = self.stems[stem] = {}
+        if not stem.isascii():  # a word of another alphabet: as a string
+            return self.count_text(stem)
+        joined, rows = self.words()
+        seen = set()
+        for key in terms.search_keys(stem):
+            key = " " + key
+            at = joined.find(key)
+            while at != -1:
+                end = joined.find(" ", at + 1)
+                seen.add(joined[at + 1 : end])
+                at = joined.find(key, end)
+        for word in seen:
+            if word not in terms.EN_STOP and terms.stem_of(word) == stem:
+                for i, n in enumerate(map(str.count, rows, repeat(f" {word} "))):
+                    if n:
+                        counts[i] = counts.get(i, 0) + n
+        return counts
+
+    def count_text(self, term: str) -> dict[int, int]:
+        """Row -> how often ``term`` (CJK characters) occurs in it."""
+        counts = self.terms.get(term)
+        if counts is not None:
+            return counts
+        whole = self.whole
+        total = whole.count(term)
+        if total > 8:
+            counts = {i: c for i, c in enumerate(map(str.count, self.texts, repeat(term))) if c}
+        else:
+            counts = {}
+            at = whole.find(term) if total else -1
+            while at != -1:
+                row = self.row_at(at)
+                counts[row] = counts.get(row, 0) + 1
+                at = whole.find(term, at + len(term))
+        self.terms[term] = counts
+        return counts
+
+    def rows_naming(self, gid: int) -> dict[int, int]:
+        """Row -> 1 for the rows that name an alias group."""
+        named = self.groups.get(gid)
+        if named is None:
+            named = self.groups[gid] = dict.fromkeys(self._rows_naming(terms.group_at(gid)), 1)
+        return named
+
+    def _rows_naming(self, group: terms.Group) -> set[int]:
+        rows: set[int] = set()
+        joined, texts = self.words()
+        for key, stem in group.keys:
+            if key in joined:
+                rows.update(self.count_word(stem))
+        for phrase in group.phrases:  # words apart by a space or a hyphen
+            phrase = f" {phrase} "
+            if phrase in joined:
+                rows.update(i for i, t in enumerate(texts) if phrase in t)
+        if group.chinese and not self.whole.isascii():
+            zh = self.without_le()
+            for term in group.chinese:
+                if term in zh.whole:
+                    rows.update(zh.count_text(term))
+        return rows
+
+
+# ---------------------------------------------------------------- scoring
+
+
+# The rows of the last call, folded, with what was found in them: a host that
+# asks about the same person turn after turn folds them once. One entry, which
+# rows that differ in any way replace; a process that exits (the CLI) loses it.
+_LAST: list[Any] = []
+
+
+def score_rows(query: str, rows: list[dict[str, Any]], drop_common: bool = True) -> list[float]:
+    """One Okapi BM25 score per row for ``query``; 0.0 means nothing in common.
+
+    Rows are dicts with at least ``scope``, ``field`` and ``value``; a
+    hypothesis's ``source_ref`` and any row's ``occurred_at`` are used when
+    present. Term weights (IDF) are computed over ``rows``: a word that most
+    rows share counts for little, and with ``drop_common`` (``context``) a
+    word more than ``COMMON_SHARE`` of many rows hold counts not at all.
+    ``search`` keeps it: there the user asked for exactly that word.
+    """
+    n = len(rows)
+    text, words, runs = terms.fold_text(query)
+    stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
+    cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
+    groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
+    dates = terms.date_terms(text, words)
+    if not n or not (stems or cjk or groups or dates):
+        return [0.0] * n
+
+    # A row's text: its value, its field name, and a hypothesis's evidence.
+    texts = [
+        f"{r['value']} {r['field']} {r['source_ref']}"
+        if r["scope"] == "hypothesis" and r.get("source_ref")
+        else f"{r['value']} {r['field']}"
+        for r in rows
+    ]
+    raw = terms.SEP.join(texts)
+    if _LAST and _LAST[0] == raw:
+        found = _LAST[1]
+    else:
+        found = _Rows.fold(raw)
+        _LAST[:] = [raw, found]
+    # One column per term of the question: row -> how often the row holds it.
+    columns: list[tuple[float, dict[int, int]]] = []
+    columns += [(1.0, found.count_word(stem)) for stem in stems]
+    columns += [(1.0, found.count_text(term)) for term in cjk]
+    columns += [(ALIAS_WEIGHT, found.rows_naming(gid)) for gid in groups]
+    if dates:
+        held = []
+        for row in rows:
+            at = row.get("occurred_at") or ""
+            held.append((f"y{at[:4]}", f"m{at[5:7]}") if at else ())
+        for date in dates:
+            columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}))
+
+    lengths = found.lengths()
+    average = sum(lengths) / n
+    norms = [K1 * (1.0 - B + B * length / average) for length in lengths]
+    scores = [0.0] * n
+    common = COMMON_SHARE * n if drop_common and n >= COMMON_MIN_ROWS else n
+    for weight, column in columns:
+        df = len(column)
+        if df and df <= common:
+            idf = weight * math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1.0)
+            for i, f in column.items():
+                scores[i] += idf * f / (f + norms[i])
+    return scores
+
+
+def forget() -> None:
+    """Drop the last call's folded row texts: a deletion must not leave a copy of what it
+    deleted in a long-lived process (the MCP server) until the next query."""
+    _LAST.clear()
+
+
+__all__ = ["QUERY_CHARS_MAX", "check_query", "forget", "score_rows"]

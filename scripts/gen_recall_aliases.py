@@ -1,0 +1,90 @@
+"""Render references/recall-aliases.md from the alias table in memory_store/aliases.py.
+
+    python scripts/gen_recall_aliases.py            # rewrite references/recall-aliases.md
+    python scripts/gen_recall_aliases.py --check    # exit 1 if the file is stale
+
+tests/test_relevance.py checks that the file is current.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "references" / "recall-aliases.md"
+
+HEAD = """\
+# Recall aliases
+
+`context --query` ranks memories by the words they share with the user's
+question (contract §13; how: `documentation/recall.md`). Words alone miss a
+question asked in other words — "你男朋友是干什么的？" shares no word with a memory
+in the field `fact_job` that says "在医院当护士", and "Is she allergic to
+anything?" none with "对花粉过敏". This table closes part of that gap: each
+row is one everyday concept of the domain, with the words that name it in
+English and in Chinese. When the question and a memory both name a group —
+in either language, in the memory's value, its field name or (for a
+hypothesis) its evidence — they share one more term, weighted like a word by
+how rare it is among the rows.
+
+How terms match:
+
+- **English words** are compared after the same folding as every English word
+  (lowercase, plural and -ed/-ing endings, a five-letter prefix): `sibling`
+  matches "siblings", `cook` matches "cooking".
+- **English phrases** match the same words in sequence, apart by spaces or
+  hyphens: `self care` matches "self-care".
+- **Chinese terms** match as written anywhere in the text, and also with the
+  particle 了 inside, as separable verbs take it: `道歉` matches "道了歉".
+
+What belongs here: a general concept that any conversation of the domain may
+need — the field vocabulary of `memory-rules.md` (jobs, family, the stages of
+a relationship, conflicts and repairs, plans, hobbies, pets, travel…) — never
+a word added because one test question needs it. Words that mean many things
+("look", "run", "花") stay out: they would join memories that have nothing in
+common. A term may sit in two groups when it names both (妈妈: family and
+parents).
+
+To extend it: edit `memory_store/aliases.py` (its docstring states the rules
+a test enforces), run `python scripts/gen_recall_aliases.py` to rewrite this
+file, and measure with the recall benchmark (`../shared/recall/`, both
+`--split dev` and `--split zh`): a group that lifts nothing there is probably
+too narrow, one that lowers a figure too broad.
+
+"""
+
+
+def render() -> str:
+    sys.path.insert(0, str(ROOT))
+    from memory_store.aliases import GROUPS
+
+    lines = [
+        HEAD.rstrip("\n"),
+        "",
+        f"{len(GROUPS)} groups.",
+        "",
+        "| group | English | Chinese |",
+        "|---|---|---|",
+    ]
+    for name, words, phrases, chinese in GROUPS:
+        english = words.split() + [p for p in phrases.split("; ") if p]
+        lines.append(f"| `{name}` | {', '.join(english)} | {' '.join(chinese.split())} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = render()
+    if "--check" in argv:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        if current != text:
+            print(f"{OUTPUT} is stale: run python scripts/gen_recall_aliases.py")
+            return 1
+        return 0
+    OUTPUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
