@@ -146,6 +146,8 @@ def build_command_parser(name: str) -> _Parser:
     p.command_name = name
     groups: dict[str, Any] = {}
     for option in command.options:
+        if option.tool_only:
+            continue  # the MCP server's (apply's delta as JSON data)
         target: Any = p
         if option.group is not None:
             if option.group not in groups:
@@ -225,9 +227,30 @@ _INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
 }
 
 
+def _serve_mcp(store: Any) -> dict[str, Any]:
+    """``memory-store mcp``: the MCP server (``server.py``) on stdio until its client leaves.
+
+    The MCP SDK is an optional extra, and the per-turn commands never import it.
+    """
+    try:
+        from .server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
+            raise
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS",
+            'the MCP server needs the MCP SDK: pip install "memory-store[mcp]"',
+            {"install": 'pip install "memory-store[mcp]"'},
+        ) from None
+    serve(store)
+    return {}
+
+
 def _call(ns: argparse.Namespace) -> dict[str, Any]:
     from .store import MemoryStore
 
+    if COMMANDS[ns.command].serves:
+        return _serve_mcp(MemoryStore(ns.data_dir))
     args = dict(vars(ns))
     reader = _INPUTS.get(ns.command)
     if reader is not None:
@@ -315,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0
+    if error is None and command is not None and COMMANDS[command].serves:
+        return 0  # stdout was the server's wire: no envelope after it
     try:
         _emit(command, fmt, data, error)
     except BrokenPipeError:

@@ -98,7 +98,9 @@ class Option:
     must pass (``check_*``). A ``positional`` option has no flag. A
     ``cli_only`` option exists only on the command line (``--confirm``, which
     the MCP server replaces with a question to the person; ``apply``'s input
-    sources). Options sharing a ``group`` exclude each other.
+    sources), a ``tool_only`` one only in the MCP server (``apply``'s delta as
+    JSON data). Options sharing a ``group`` exclude each other; ``schema`` holds
+    the rule as JSON Schema keywords, for the server's input schemas.
     """
 
     __slots__ = (
@@ -112,6 +114,8 @@ class Option:
         "cli_only",
         "group",
         "required",
+        "schema",
+        "tool_only",
     )
 
     def __init__(
@@ -127,6 +131,8 @@ class Option:
         cli_only: bool = False,
         group: str | None = None,
         required: bool = False,
+        schema: dict[str, Any] | None = None,
+        tool_only: bool = False,
     ):
         self.name = name
         self.kind = kind
@@ -138,6 +144,8 @@ class Option:
         self.cli_only = cli_only
         self.group = group
         self.required = required
+        self.schema = schema or {}  # JSON Schema constraints the MCP server publishes
+        self.tool_only = tool_only
 
     @property
     def flag(self) -> str:
@@ -147,16 +155,17 @@ class Option:
 class Command:
     """One command: ``call(store, args)`` runs it, ``args`` holding each option by name."""
 
-    __slots__ = ("name", "help", "options", "call", "output", "notes")
+    __slots__ = ("name", "help", "options", "call", "output", "notes", "tool", "serves")
 
     def __init__(
         self,
         name: str,
         help: str,
         options: tuple[Option, ...],
-        call: Callable[[Any, dict[str, Any]], dict[str, Any]],  # (MemoryStore, args) -> data
+        call: Callable[[Any, dict[str, Any]], dict[str, Any]] | None,  # (MemoryStore, args) -> data
         output: tuple[tuple[str, str, str], ...],
         notes: str,
+        serves: bool = False,
     ):
         self.name = name
         self.help = help
@@ -164,6 +173,29 @@ class Command:
         self.call = call
         self.output = output
         self.notes = notes
+        self.tool: Tool | None = None  # set below, from TOOLS
+        self.serves = serves  # owns stdout (the MCP server): no envelope on success
+
+
+class Tool:
+    """How the MCP server offers a command to a model: its tool name, its hints, and
+    whether the person must confirm it in their client (elicitation) first."""
+
+    __slots__ = ("name", "read_only", "destructive", "idempotent", "confirm")
+
+    def __init__(
+        self,
+        name: str,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+        confirm: bool = False,
+    ):
+        self.name = name
+        self.read_only = read_only
+        self.destructive = destructive
+        self.idempotent = idempotent
+        self.confirm = confirm
 
 
 CONFIRM = Option("confirm", "flag", "the user has explicitly agreed", cli_only=True)
@@ -186,6 +218,7 @@ _QUERY = Option(
     f"(1-{policy.QUERY_CHARS_MAX} characters)",
     metavar="TEXT",
     check=check_query,
+    schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
 )
 
 
@@ -197,7 +230,17 @@ def _subject(help_text: str, positional: bool = False) -> Option:
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,
+        schema={"type": "string", "minLength": 1, "maxLength": 64},
     )
+
+
+_TEXT = {"type": "string", "minLength": 1}
+_MAX_CHARS = {
+    "type": "integer",
+    "minimum": policy.CONTEXT_MAX_CHARS_MIN,
+    "maximum": policy.CONTEXT_MAX_CHARS_MAX,
+}
+_SCOPE = {"enum": list(policy.SCOPES)}
 
 
 COMMANDS: dict[str, Command] = {
@@ -305,6 +348,18 @@ COMMANDS: dict[str, Command] = {
                     cli_only=True,
                     group="source",
                 ),
+                Option(
+                    "delta",
+                    "object",
+                    "one delta (schemas/delta.schema.json); or give deltas",
+                    tool_only=True,
+                ),
+                Option(
+                    "deltas",
+                    "objects",
+                    f"a batch of 1-{policy.DELTAS_PER_APPLY_MAX} deltas, one undoable operation",
+                    tool_only=True,
+                ),
                 Option("dry_run", "flag", "validate and report, write nothing"),
             ),
             lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"]),
@@ -344,6 +399,7 @@ COMMANDS: dict[str, Command] = {
                     "the operation to revert (see log)",
                     metavar="ID",
                     check=check_text,
+                    schema=_TEXT,
                 ),
             ),
             lambda s, a: s.undo(op_id=a["op_id"]),
@@ -375,7 +431,14 @@ COMMANDS: dict[str, Command] = {
             "Show everything stored, optionally for one subject or scope.",
             (
                 _subject("only this subject"),
-                Option("scope", "scope", "only this scope", metavar="K", check=check_scope),
+                Option(
+                    "scope",
+                    "scope",
+                    "only this scope",
+                    metavar="K",
+                    check=check_scope,
+                    schema=_SCOPE,
+                ),
             ),
             lambda s, a: s.show(subject_id=a["subject_id"], scope=a["scope"]),
             (
@@ -396,6 +459,7 @@ COMMANDS: dict[str, Command] = {
                     metavar="N",
                     default=policy.CONTEXT_MAX_CHARS_DEFAULT,
                     check=check_max_chars,
+                    schema=_MAX_CHARS,
                 ),
                 _QUERY,
             ),
@@ -454,9 +518,17 @@ COMMANDS: dict[str, Command] = {
                     metavar="TEXT",
                     check=check_query,
                     required=True,
+                    schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
                 ),
                 _subject("only this subject"),
-                Option("scope", "scope", "only this scope", metavar="K", check=check_scope),
+                Option(
+                    "scope",
+                    "scope",
+                    "only this scope",
+                    metavar="K",
+                    check=check_scope,
+                    schema=_SCOPE,
+                ),
                 Option(
                     "limit",
                     "int",
@@ -465,6 +537,11 @@ COMMANDS: dict[str, Command] = {
                     metavar="N",
                     default=policy.SEARCH_LIMIT_DEFAULT,
                     check=check_limit,
+                    schema={
+                        "type": "integer",
+                        "minimum": policy.SEARCH_LIMIT_MIN,
+                        "maximum": policy.SEARCH_LIMIT_MAX,
+                    },
                 ),
                 Option(
                     "max_chars",
@@ -474,6 +551,7 @@ COMMANDS: dict[str, Command] = {
                     metavar="N",
                     default=policy.SEARCH_MAX_CHARS_DEFAULT,
                     check=check_max_chars,
+                    schema=_MAX_CHARS,
                 ),
             ),
             lambda s, a: s.search(
@@ -504,6 +582,7 @@ COMMANDS: dict[str, Command] = {
                     metavar="MEMORY_ID",
                     check=check_text,
                     positional=True,
+                    schema=_TEXT,
                 ),
                 CONFIRM,
             ),
@@ -650,6 +729,17 @@ COMMANDS: dict[str, Command] = {
             "directory (`INVALID_ARGUMENTS`). Like an export, the file is a copy the store cannot erase.",
         ),
         Command(
+            "mcp",
+            "Serve this memory to an assistant over MCP (stdio), the person confirming deletions.",
+            (),
+            None,  # the command line runs the server itself (cli.py): a face, not a library call
+            (),
+            'Needs the extra: `pip install "memory-store[mcp]"` (without it: `INVALID_ARGUMENTS`). '
+            "stdout then carries only JSON-RPC until the client closes standard input; no envelope "
+            "is printed on success. See `documentation/mcp.md`.",
+            serves=True,
+        ),
+        Command(
             "doctor",
             "Check the files, schema and stored rows; read-only.",
             (Option("fix", "flag", "repair file modes (only)"),),
@@ -667,3 +757,24 @@ COMMANDS: dict[str, Command] = {
         ),
     )
 }
+
+# The MCP tools (server.py): the commands a model may call, and the ones the person
+# confirms in their client. export, import, review, doctor and mcp are not tools.
+TOOLS: dict[str, Tool] = {
+    "status": Tool("memory_status", read_only=True, idempotent=True),
+    "context": Tool("memory_context", read_only=True, idempotent=True),
+    "search": Tool("memory_search", read_only=True, idempotent=True),
+    "show": Tool("memory_show", read_only=True, idempotent=True),
+    "log": Tool("memory_log", read_only=True, idempotent=True),
+    "apply": Tool("memory_apply"),
+    "undo": Tool("memory_undo"),
+    "pause": Tool("memory_pause", idempotent=True),
+    "resume": Tool("memory_resume", idempotent=True),
+    "enable": Tool("memory_enable", idempotent=True, confirm=True),
+    "forget": Tool("memory_forget", destructive=True, idempotent=True, confirm=True),
+    "forget-object": Tool("memory_forget_object", destructive=True, idempotent=True, confirm=True),
+    "clear": Tool("memory_clear", destructive=True, idempotent=True, confirm=True),
+    "revoke": Tool("memory_revoke", destructive=True, idempotent=True, confirm=True),
+}
+for _name, _tool in TOOLS.items():
+    COMMANDS[_name].tool = _tool

@@ -47,26 +47,59 @@ def known_subjects(conn: sqlite3.Connection) -> list[str]:
     ]
 
 
-def forget(session: Session, column: str, value: str) -> dict[str, Any]:
-    """Delete a row (``column`` memory_id) or a subject (subject_id), and every
-    operation whose snapshots mention it. A value that survives only in an undo
-    snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND."""
+def _targets(session: Session, column: str, value: str) -> tuple[int, list[int]]:
+    """(live rows, operations whose snapshots mention it) of a row or a subject;
+    MEMORY_/SUBJECT_NOT_FOUND when nothing matches anywhere."""
     if session.blank:
         raise _not_found(column, value, [])
     conn = session.conn
     row_column = "id" if column == "memory_id" else "subject_id"
+    live = conn.execute(
+        f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)
+    ).fetchone()[0]
+    seqs = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT DISTINCT seq FROM operation_rows WHERE {column} = ?", (value,)
+        )
+    ]
+    if not live and not seqs:
+        raise _not_found(column, value, known_subjects(conn))
+    return live, seqs
+
+
+def preview(session: Session, column: str, value: str) -> dict[str, Any]:
+    """What ``forget``/``forget-object`` would delete, for the question the person is
+    asked before it happens: live rows, undo steps, the person's label, the value."""
+    live, seqs = _targets(session, column, value)
+    conn = session.conn
+    where = "id = ?" if column == "memory_id" else "subject_id = ?"
+    row = conn.execute(
+        f"SELECT subject_id, value FROM memories WHERE {where} LIMIT 1", (value,)
+    ).fetchone()
+    subject = value if column == "subject_id" else (row[0] if row else None)
+    label = conn.execute(
+        "SELECT value FROM memories WHERE scope = 'object' AND field = 'display_label' "
+        "AND subject_id = ?",
+        (subject,),
+    ).fetchone()
+    return {
+        "rows": live,
+        "operations": len(seqs),
+        "subject_id": subject,
+        "label": label[0] if label else None,
+        "value": row[1] if row and column == "memory_id" else None,
+    }
+
+
+def forget(session: Session, column: str, value: str) -> dict[str, Any]:
+    """Delete a row (``column`` memory_id) or a subject (subject_id), and every
+    operation whose snapshots mention it. A value that survives only in an undo
+    snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND."""
+    conn = session.conn
+    row_column = "id" if column == "memory_id" else "subject_id"
     with session.transaction():
-        live = conn.execute(
-            f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)
-        ).fetchone()[0]
-        seqs = [
-            r[0]
-            for r in conn.execute(
-                f"SELECT DISTINCT seq FROM operation_rows WHERE {column} = ?", (value,)
-            )
-        ]
-        if not live and not seqs:
-            raise _not_found(column, value, known_subjects(conn))
+        live, seqs = _targets(session, column, value)
         conn.execute(f"DELETE FROM memories WHERE {row_column} = ?", (value,))
         for seq in seqs:
             drop_operation(conn, seq)

@@ -200,6 +200,21 @@ class MemoryStore:
         with self._open() as session:
             return erasure.forget(session, "subject_id", subject_id)
 
+    def forget_preview(
+        self, memory_id: str | None = None, subject_id: str | None = None
+    ) -> dict[str, Any]:
+        """What ``forget`` (a ``memory_id``) or ``forget_object`` (a ``subject_id``) would
+        delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing.
+        For a host that asks the person before it deletes (the MCP server)."""
+        column, value = (
+            ("memory_id", memory_id) if memory_id is not None else ("subject_id", subject_id)
+        )
+        check_text(value, column)
+        from . import erasure
+
+        with self._open() as session:
+            return erasure.preview(session, column, value)
+
     def clear(self, confirm: bool = False) -> dict[str, Any]:
         """Delete every memory and the undo history; consent stays as it is."""
         require_confirm(confirm, "clear")

@@ -40,6 +40,8 @@ from memory_store.commands import COMMANDS
 from memory_store.errors import EXIT_STATUS
 from memory_store.policy import ROW_KEYS
 
+# Commands that answer with an envelope when they succeed (mcp serves JSON-RPC instead).
+ENVELOPE_COMMANDS = [name for name, c in COMMANDS.items() if not c.serves]
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCES = ROOT / "references"
 SCHEMAS = REFERENCES / "schemas"
@@ -170,7 +172,7 @@ def test_delta_schema_is_the_packaged_one_byte_for_byte() -> None:
 
 def test_one_data_schema_per_command() -> None:
     names = {p.name.removesuffix(".data.schema.json") for p in SCHEMAS.glob("*.data.schema.json")}
-    assert names == set(COMMANDS)
+    assert names == set(ENVELOPE_COMMANDS)
     for p in ("envelope.schema.json", "memory.schema.json", "export.schema.json"):
         assert (SCHEMAS / p).is_file(), p
 
@@ -641,8 +643,8 @@ def test_scenario_went_as_planned(outputs: dict[str, Result]) -> None:
 def test_every_command_and_every_code_is_exercised(outputs: dict[str, Result]) -> None:
     succeeded = {r.env["command"] for r in outputs.values() if r.env["ok"]}
     failed = {r.env["command"] for r in outputs.values() if not r.env["ok"]}
-    assert succeeded == set(COMMANDS)
-    assert failed == {*COMMANDS, None}
+    assert succeeded == set(ENVELOPE_COMMANDS)
+    assert failed == {*ENVELOPE_COMMANDS, None}  # mcp fails only without its extra: test_mcp.py
     codes = {r.error["code"] for r in outputs.values() if r.error}
     # INTERNAL_ERROR has no reliable trigger from outside; the envelope test below
     # validates one built the way cli.main builds it.
@@ -855,6 +857,9 @@ CONTRACT_KEYS: dict[str, set[str]] = {
 
 def test_cli_reference_output_keys_match_the_schemas_and_the_contract() -> None:
     for name, command in COMMANDS.items():
+        if command.serves:
+            assert command.output == (), name
+            continue
         documented = [key for key, _, _ in command.output]
         assert len(documented) == len(set(documented)), name
         assert set(documented) == _schema_keys(_schema(f"{name}.data.schema.json")), name
@@ -1143,6 +1148,22 @@ def _worked_session() -> list[tuple[list[str], str]]:
         if current is not None:
             steps.append((current, "\n".join(output)))
     return steps
+
+
+def test_mcp_tools_reference_is_the_servers_own_listing() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "gen_mcp_reference", ROOT / "scripts" / "gen_mcp_reference.py"
+    )
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert _read(REFERENCES / "mcp-tools.md") == gen.render(), (
+        "stale: run scripts/gen_mcp_reference.py"
+    )
+    text = _read(DOCS / "mcp.md")
+    for command in COMMANDS.values():
+        if command.tool is not None:
+            assert f"`{command.tool.name}`" in text, command.tool.name
 
 
 def test_readme_links_the_worked_session() -> None:

@@ -32,6 +32,10 @@ HEAVY = (
     "urllib",
     "shutil",
     "contextlib",
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "anyio",
 )
 # What the interpreter and this environment load anyway (an editable install's
 # import hook brings pathlib, for instance): only what memory-store adds counts.
