@@ -76,7 +76,7 @@ directly, and do nothing unless they say yes.
 
 
 def _text(data: Any) -> str:
-    return dumps(data)
+    return dumps(data)  # the same JSON, for clients that read only text (MCP's advice)
 
 
 def ok(data: dict[str, Any], text: str | None = None) -> CallToolResult:
