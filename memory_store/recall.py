@@ -32,6 +32,13 @@ def show(
     session: Session, subject_id: str | None = None, scope: str | None = None
 ) -> dict[str, Any]:
     """Everything stored, in any consent state (the user's right of access)."""
+    found = [] if session.blank else _select(session, subject_id, scope)
+    found.sort(key=rows.storage_order)
+    return {"count": len(found), "memories": [rows.public(r) for r in found]}
+
+
+def _select(session: Session, subject_id: str | None, scope: str | None) -> list[dict[str, Any]]:
+    """Every row, or one subject's, or one scope's."""
     clauses, params = [], []
     if subject_id is not None:
         clauses.append("subject_id = ?")
@@ -40,9 +47,7 @@ def show(
         clauses.append("scope = ?")
         params.append(scope)
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    found = [] if session.blank else rows.select(session.conn, where, params)
-    found.sort(key=rows.storage_order)
-    return {"count": len(found), "memories": [rows.public(r) for r in found]}
+    return rows.select(session.conn, where, params)
 
 
 def _newest(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,15 +211,7 @@ def search(
 ) -> dict[str, Any]:
     """The rows a question matches, across subjects (or one subject or scope), best first."""
     session.gate(session.settings())
-    clauses, params = [], []
-    if subject_id is not None:
-        clauses.append("subject_id = ?")
-        params.append(subject_id)
-    if scope is not None:
-        clauses.append("scope = ?")
-        params.append(scope)
-    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    found = [] if session.blank else rows.select(session.conn, where, params)
+    found = [] if session.blank else _select(session, subject_id, scope)
     hits = [compact(r, None) for r in matches(query, found, drop_common=False)[:limit]]
     kept, omitted = fit(hits, max_chars)
     return {"query": query, "count": len(kept), "memories": kept, "truncated": omitted > 0}

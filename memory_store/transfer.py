@@ -18,16 +18,7 @@ if TYPE_CHECKING:
 
 EXPORT_FORMAT = "memory-store-export/v1"
 # What an upsert delta carries of a row (the rest is the row's identity or its times).
-_DELTA_KEYS = (
-    "scope",
-    "subject_id",
-    "field",
-    "value",
-    "source_type",
-    "source_ref",
-    "occurred_at",
-    "confidence",
-)
+_DELTA_KEYS = tuple(k for k in ROW_KEYS if k not in ("id", "created_at", "updated_at"))
 
 
 def check_output(

@@ -96,10 +96,9 @@ def _tool(name: str) -> str:
     return found
 
 
-def _gen_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "gen_cli_reference", ROOT / "scripts" / "gen_cli_reference.py"
-    )
+def _gen_module(name: str = "gen_cli_reference") -> Any:
+    """One of scripts/*.py, loaded as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1151,12 +1150,7 @@ def _worked_session() -> list[tuple[list[str], str]]:
 
 
 def test_mcp_tools_reference_is_the_servers_own_listing() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "gen_mcp_reference", ROOT / "scripts" / "gen_mcp_reference.py"
-    )
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = _gen_module("gen_mcp_reference")
     assert _read(REFERENCES / "mcp-tools.md") == gen.render(), (
         "stale: run scripts/gen_mcp_reference.py"
     )

@@ -123,21 +123,28 @@ print(json.dumps({"code": code, "kept": len(kept), "status": store.status()["cou
 """
 
 
-def test_disk_full_is_unavailable_and_loses_nothing(tmp_path: Path) -> None:
+def in_tiny_disk(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``<mount>/store`` and ``args`` in a private mount namespace where
+    ``<mount>`` is a 300 KB tmpfs: a disk that fills up."""
     if shutil.which("unshare") is None:
         pytest.fail("unshare (util-linux) is needed to mount a tiny file system")
     mount = tmp_path / "tiny"
     mount.mkdir()
-    script = tmp_path / "fill.py"
-    script.write_text(FULL_DISK_SCRIPT)
-    inner = f"mount -t tmpfs -o size=300k tmpfs {mount} && {sys.executable} {script} {mount}/store"
-    proc = subprocess.run(
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    inner = f"mount -t tmpfs -o size=300k tmpfs {mount} && {sys.executable} {path} {mount}/store"
+    inner += "".join(f" {a}" for a in args)
+    return subprocess.run(
         ["unshare", "-rm", "sh", "-c", inner],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(PROJECT)},
         timeout=120,
     )
+
+
+def test_disk_full_is_unavailable_and_loses_nothing(tmp_path: Path) -> None:
+    proc = in_tiny_disk(tmp_path, FULL_DISK_SCRIPT)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["code"] == "STORE_UNAVAILABLE", result
@@ -229,24 +236,7 @@ print(json.dumps({"code": code, "left": sorted(os.listdir(store_dir))}), file=sy
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["full", "full-and-sparse"])
 def test_revoke_delete_deletes_on_a_full_disk(tmp_path: Path, sparse: bool) -> None:
-    if shutil.which("unshare") is None:
-        pytest.fail("unshare (util-linux) is needed to mount a tiny file system")
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    script = tmp_path / "revoke.py"
-    script.write_text(REVOKE_ON_FULL_DISK)
-    mode = "sparse" if sparse else "plain"
-    inner = (
-        f"mount -t tmpfs -o size=300k tmpfs {mount} && "
-        f"{sys.executable} {script} {mount}/store {mode}"
-    )
-    proc = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", inner],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(PROJECT)},
-        timeout=120,
-    )
+    proc = in_tiny_disk(tmp_path, REVOKE_ON_FULL_DISK, "sparse" if sparse else "plain")
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     envelope = json.loads(proc.stdout)
     assert report == {"code": 0, "left": []}, (report, envelope)
