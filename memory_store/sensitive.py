@@ -62,14 +62,31 @@ def _normalize(text: str) -> str:
 _URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@")
 
 # "@" and a bracketed "(at)" are unambiguous; the bare word " at " is not ("meet
-# at noon", "bought it at taobao.com"): see _spelled_email. The lookbehind and
-# the possessive "++" try each local part once, which keeps the search linear.
+# at noon", "bought it at taobao.com"): see _spelled_email. Bracketed "(at)" and
+# "(dot)", and " dot ", are rewritten to "@" and "." first (_unbracket), so that
+# the patterns stay plain ASCII: re compiles in Python, and a case-insensitive
+# class with a non-ASCII bracket or nested optional spellings cost several
+# milliseconds per process. The lookbehind and the possessive "++" try each
+# local part once, which keeps the search linear.
 _LOCAL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++"
-_OPEN, _CLOSE = r"\s*[(\[{<【]\s*", r"\s*[)\]}>】]\s*"
-_DOT = rf"(?:\.|{_OPEN}dot{_CLOSE}|\s+dot\s+)"
-_DOMAIN = rf"[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}[A-Za-z]{{2,}}"
-_EMAIL = re.compile(rf"{_LOCAL}(?: ?@ ?|{_OPEN}at{_CLOSE}){_DOMAIN}", re.IGNORECASE)
-_SPELLED_EMAIL = re.compile(rf"({_LOCAL})\s+at\s+{_DOMAIN}", re.IGNORECASE)
+_DOMAIN = r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+_EMAIL = re.compile(rf"{_LOCAL} ?@ ?{_DOMAIN}")
+_SPELLED_EMAIL = re.compile(rf"({_LOCAL})\s+[Aa][Tt]\s+{_DOMAIN}")
+_BRACKETED = re.compile(r"\s*[(\[{<]\s*([Aa][Tt]|[Dd][Oo][Tt])\s*[)\]}>]\s*|\s+([Dd][Oo][Tt])\s+")
+
+
+def _unbracket(text: str) -> str:
+    """ "(at)", "[at]", "{at}", "<at>", "【at】" as "@"; the same forms of "dot", and " dot ", as "."."""
+    if "【" in text:
+        text = text.replace("【", "[").replace("】", "]")
+    return _BRACKETED.sub(lambda m: "@" if (m.group(1) or "").lower() == "at" else ".", text)
+
+
+def _has_email(text: str) -> bool:
+    if "@" not in text and not any(w in text.lower() for w in ("at", "dot")):
+        return False
+    text = _unbracket(text)
+    return bool(_EMAIL.search(text)) or _spelled_email(text)
 
 
 def _spelled_email(text: str) -> bool:
@@ -290,7 +307,7 @@ def _long_token_is_secret(token: str) -> bool:
 
 _TEXT_DETECTORS: tuple[tuple[str, Callable[[str, list[_Window]], bool]], ...] = (
     ("url_credentials", lambda t, ws: bool(_URL_CREDENTIALS.search(t))),
-    ("email", lambda t, ws: bool(_EMAIL.search(t)) or _spelled_email(t)),
+    ("email", lambda t, ws: _has_email(t)),
     ("api_key", lambda t, ws: bool(_API_KEYS.search(t))),
     ("prc_id", lambda t, ws: any(_is_prc_id(w) for w in ws)),
     ("iban", lambda t, ws: _has_iban(t)),
