@@ -201,7 +201,7 @@ class Batch:
         hand-edited document's id is used only if it has the product's shape)."""
         if (
             wanted is not None
-            and rows.ID_PATTERN.fullmatch(wanted)
+            and rows.is_product_id(wanted)
             and rows.find_by_id(self.conn, wanted) is None
             and wanted not in self.touched
         ):

@@ -10,7 +10,6 @@ drops every POSIX lock this process holds on it, SQLite's included (see
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 
@@ -229,6 +228,8 @@ def open_for_overwrite(path: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
+        import errno  # only here: errno is not otherwise loaded on the per-turn path
+
         if exc.errno in (errno.ELOOP, errno.ENXIO):  # a symlink, or a FIFO with no reader
             return None
         raise unavailable(exc) from None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 
 from . import db, policy
@@ -21,8 +20,12 @@ INSERT = (
     f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
 )
-ID_PATTERN = re.compile(r"m-[0-9a-f]{16}")  # what this product generates
 SCOPE_ORDER = {scope: i for i, scope in enumerate(policy.SCOPES)}
+
+
+def is_product_id(text: str) -> bool:
+    """Whether ``text`` has the shape of the ids this product makes: m- and 16 hex digits."""
+    return len(text) == 18 and text.startswith("m-") and not text[2:].strip("0123456789abcdef")
 
 
 def now() -> str:

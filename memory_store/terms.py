@@ -22,7 +22,10 @@ PREFIX = 5  # folded English words keep at most this many letters
 # UTF-8 bytes -> "ASCII words between spaces": letters and digits stay, the row
 # separator stays, other ASCII becomes a space, and so does a non-ASCII
 # character (its first byte; its continuation bytes 0x80-0xBF go).
-_WORDS_ONLY = bytes(b if chr(b).isalnum() or b == 0 else 0x20 for b in range(128)) + b" " * 128
+_WORDS_ONLY = (  # a translate table, written out: building it in a loop costs every process
+    b"\x00" + b" " * 47 + b"0123456789" + b" " * 7 + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    + b" " * 6 + b"abcdefghijklmnopqrstuvwxyz" + b" " * 133
+)  # fmt: skip
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _CJK_FROM = "\u2e80"  # CJK radicals onwards (ideographs, kana, hangul): n-grams
 SEP = "\x00"  # between rows in one text: no stored value can hold it
@@ -223,16 +226,15 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
                 found[gid] = None
     if not text.isascii():
         text = without_le(text)
-        index = _chinese_index()
-        if index is None:  # the first question of a process: search the table
-            for gid, group in enumerate(GROUPS):
-                if any(map(text.__contains__, group[3].split())):
-                    found[gid] = None
-        else:  # later ones: look up the terms that begin with its characters
-            for char in set(text):
-                for term, gid in index.get(char, ()):
-                    if term in text:
-                        found[gid] = None
+        joined, starts = _chinese_index()
+        for char in dict.fromkeys(text.replace(" ", "")):  # the terms it begins
+            key = " " + char
+            at = joined.find(key)
+            while at != -1:
+                end = joined.find(" ", at + 1)
+                if joined[at + 1 : end] in text:
+                    found[position_in(starts, at)] = None
+                at = joined.find(key, end)
     return list(found)
 
 
@@ -245,14 +247,20 @@ def without_le(text: str) -> str:
 _INDEX: list[Any] = []
 
 
+def _joined(column: int) -> tuple[str, list[int]]:
+    """One column of every group in one text, each word between spaces, and where
+    each group starts."""
+    parts = [f" {group[column]} " for group in GROUPS]
+    starts = [0]
+    for part in parts[:-1]:
+        starts.append(starts[-1] + len(part))
+    return "".join(parts), starts
+
+
 def _english_index() -> tuple[str, list[int]]:
     """All groups' English words in one text, and where each group starts."""
     if not _INDEX:
-        parts = [f" {group[1]} " for group in GROUPS]
-        starts = [0]
-        for part in parts[:-1]:
-            starts.append(starts[-1] + len(part))
-        _INDEX.append(("".join(parts), starts))
+        _INDEX.append(_joined(1))
     return _INDEX[0]
 
 
@@ -270,19 +278,10 @@ def _phrases() -> list[tuple[str, int]]:
 _CHINESE: list[Any] = []
 
 
-def _chinese_index() -> dict[str, list[tuple[str, int]]] | None:
-    """First character -> (term, group) of the Chinese alias terms; built on the
-    second call, so that a process asking one question (the CLI) never pays for
-    it and one asking many (a host, a server) pays once."""
+def _chinese_index() -> tuple[str, list[int]]:
+    """All groups' Chinese terms in one text, and where each group starts."""
     if not _CHINESE:
-        _CHINESE.append(None)
-        return None
-    if _CHINESE[0] is None:
-        index: dict[str, list[tuple[str, int]]] = {}
-        for gid, group in enumerate(GROUPS):
-            for term in group[3].split():
-                index.setdefault(term[0], []).append((term, gid))
-        _CHINESE[0] = index
+        _CHINESE.append(_joined(3))
     return _CHINESE[0]
 
 
@@ -322,9 +321,16 @@ def search_keys(stem: str) -> list[str]:
     """What the words that fold to ``stem`` begin with: the stem (or, for a stem
     in -y, the stem without it: studies), and its irregular forms (went: go)."""
     key = stem[:-1] if stem.endswith("y") and len(stem) > 2 else stem
+    if not _BY_INITIAL:  # the irregular forms by their base's first letter, once
+        for form, base in _IRREGULAR.items():
+            _BY_INITIAL.setdefault(base[0], []).append((form, base))
+    # A base folds to a prefix of itself (a test keeps it so): the cheap check first.
     irregular = [
         form
-        for form, base in _IRREGULAR.items()
-        if base[0] == stem[0] and not form.startswith(key) and stem_of(base) == stem
+        for form, base in _BY_INITIAL.get(stem[0], ())
+        if base.startswith(key) and not form.startswith(key) and stem_of(base) == stem
     ]
     return [key, *irregular]
+
+
+_BY_INITIAL: dict[str, list[tuple[str, str]]] = {}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from conftest import apply, delta, fails, ok
 
+from memory_store import terms
 from memory_store.aliases import GROUPS
 from memory_store.errors import EXIT_STATUS, MemoryStoreError
 from memory_store.relevance import QUERY_CHARS_MAX, check_query, score_rows
@@ -68,6 +69,30 @@ def test_a_folded_word_matches_its_other_forms() -> None:
         "He went camping in June"
     )
     assert best("her studies", "she studied law", *FILLER) == "she studied law"
+
+
+def test_every_irregular_base_folds_to_a_prefix_of_itself() -> None:
+    # terms.search_keys looks only at bases that begin with the stem's key.
+    for base in set(terms._IRREGULAR.values()):
+        assert base.startswith(terms.search_keys(_stem(base))[0]), base
+
+
+def test_the_words_table_keeps_ascii_letters_digits_and_the_separator() -> None:
+    kept = {b for b in range(256) if terms._WORDS_ONLY[b] == b}
+    assert kept == {0, 0x20, *(b for b in range(128) if chr(b).isalnum())}
+    assert all(terms._WORDS_ONLY[b] in (b, 0x20) for b in range(256))
+
+
+def test_chinese_alias_lookup_equals_a_scan_of_every_term() -> None:
+    every = [term for group in GROUPS for term in group[3].split()]
+    pieces = [*every, *"的了吗我你他 ", *(a + b for a, b in zip(every, every[7:], strict=False))]
+    for i, text in enumerate(pieces):
+        text = "问" + text + pieces[(i * 31) % len(pieces)]
+        plain = terms.without_le(text)
+        expected = [
+            g for g, group in enumerate(GROUPS) if any(t in plain for t in group[3].split())
+        ]
+        assert sorted(terms.groups_of([], "", text)) == expected, text
 
 
 def test_chinese_matches_by_characters_and_bigrams() -> None:
