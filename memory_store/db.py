@@ -186,6 +186,11 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+def data_version(conn: sqlite3.Connection) -> int:
+    """Changes when another connection commits (not when this one does)."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
 def has_tables(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
 

@@ -33,8 +33,8 @@ def show(
 ) -> dict[str, Any]:
     """Everything stored, in any consent state (the user's right of access)."""
     found = [] if session.blank else _select(session, subject_id, scope)
-    found.sort(key=rows.storage_order)
-    return {"count": len(found), "memories": [rows.public(r) for r in found]}
+    ordered = sorted(found, key=rows.storage_order)  # not in place: the rows may be shared
+    return {"count": len(ordered), "memories": [rows.public(r) for r in ordered]}
 
 
 def _select(session: Session, subject_id: str | None, scope: str | None) -> list[dict[str, Any]]:
@@ -47,7 +47,7 @@ def _select(session: Session, subject_id: str | None, scope: str | None) -> list
         clauses.append("scope = ?")
         params.append(scope)
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-    return rows.select(session.conn, where, params)
+    return session.read_rows(where, tuple(params))
 
 
 def _newest(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -95,11 +95,9 @@ def context(
     if session.blank:
         found = []
     elif subject_id is None:
-        found = rows.select(session.conn)
+        found = session.read_rows()
     else:
-        found = rows.select(
-            session.conn, " WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id)
-        )
+        found = session.read_rows(" WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
     user_rows = _newest([r for r in found if r["scope"] == "user"])
     result: dict[str, Any] = {"subject_id": subject_id}
     candidates, label = user_rows, []

@@ -70,6 +70,9 @@ class Session:
         self.identity = (st.st_dev, st.st_ino)
         self.version = 0
         self.blank = False
+        # A held session (the server) remembers the last rows it read; see read_rows.
+        self.remember = False
+        self._rows: tuple[tuple[Any, ...], list[dict[str, Any]]] | None = None
 
     # -------------------------------------------------------------- opening
 
@@ -167,7 +170,32 @@ class Session:
             self.inspect()
 
     def close(self) -> None:
+        self._rows = None
         self.conn.close()
+
+    # -------------------------------------------------------------- reading
+
+    def read_rows(self, where: str = "", params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """``rows.select`` on this connection. A held session keeps the last answer while
+        SQLite says the database is unchanged, the rule SQLite's own page cache follows:
+        no commit by another connection (``PRAGMA data_version``) and none by this one
+        (``total_changes``). Reading ~40 rows costs more than ranking them, and a host asks
+        about the same person turn after turn. The rows are shared: never change them.
+        """
+        from . import rows
+
+        if not self.remember:
+            return rows.select(self.conn, where, params)
+        try:
+            key = (where, *params, db.data_version(self.conn), self.conn.total_changes)
+        except sqlite3.Error as exc:
+            raise db.translate(exc) from None
+        if self._rows is not None and self._rows[0] == key:
+            return self._rows[1]
+        self._rows = None  # never two copies
+        found = rows.select(self.conn, where, params)
+        self._rows = (key, found)
+        return found
 
     # -------------------------------------------------------------- settings
 
@@ -235,6 +263,7 @@ class Session:
         one this session opened: a write that lost a race with ``revoke
         --delete`` would otherwise be acknowledged into an unlinked file.
         """
+        self._rows = None  # a write may delete what they hold
         if not self.blank:  # a blank file stays as it is until enable completes it
             db.restore_wal(self.conn)
         return _Write(self)

@@ -67,6 +67,7 @@ class MemoryStore:
             held = None
         if held is None:
             held = self._held = Session.open(self.location)
+            held.remember = True
         else:
             try:
                 held.refresh()

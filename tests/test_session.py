@@ -94,3 +94,50 @@ def test_forget_in_the_terminal_while_held_erases(held: MemoryStore) -> None:
     result = ok("forget-object", "obj-a", "--confirm", spawn=True)
     assert result["erased"] is True
     assert held.show()["count"] == 0
+
+
+def values(result: dict) -> list[str]:
+    return [m["value"] for m in result["memories"]]
+
+
+def test_remembered_rows_follow_every_change(held: MemoryStore) -> None:
+    """A held session reuses the rows it read only while SQLite says nothing changed."""
+    first = held.context(subject_id="obj-a")
+    remembered = held._held._rows
+    assert held.context(subject_id="obj-a") == first
+    assert held._held._rows is remembered  # unchanged store: the same rows, not read again
+
+    ok("apply", "--json", '{"scope": "object", "subject_id": "obj-a", "field": "city", '
+       '"value": "杭州", "source_type": "user_report"}', spawn=True)  # fmt: skip
+    assert "杭州" in values(held.context(subject_id="obj-a"))  # another process committed
+
+    held.apply(delta(field="job", value="设计师"))
+    assert "设计师" in values(held.context(subject_id="obj-a"))  # this connection committed
+    assert "设计师" in values(held.search(query="设计师"))
+    assert "设计师" in values(held.show(subject_id="obj-a"))
+
+
+def test_a_deletion_leaves_no_remembered_copy(held: MemoryStore) -> None:
+    held.context(subject_id="obj-a")
+    assert "小A" in str(held._held._rows)
+    held.forget_object("obj-a", confirm=True)
+    assert held._held._rows is None
+    assert held.context(subject_id="obj-a")["memories"] == []
+
+    held.apply(delta(value="小B"))
+    held.context(subject_id="obj-a")
+    ok("forget-object", "obj-a", "--confirm", spawn=True)  # in a terminal
+    assert held.context(subject_id="obj-a")["memories"] == []
+    assert "小B" not in str(held._held._rows)
+
+
+def test_show_does_not_reorder_the_remembered_rows(held: MemoryStore, enabled: Path) -> None:
+    held.apply(
+        {"deltas": [delta(field=f, value=v) for f, v in (("job", "老师"), ("city", "成都"))]}
+    )
+    held.show()  # sorts for display; the rows it shares with later calls stay as read
+    conn = db_connect(enabled)
+    as_read = [r[0] for r in conn.execute("SELECT * FROM memories")]  # table order
+    conn.close()
+    assert [r["id"] for r in held._held._rows[1]] == as_read
+    assert values(held.show()) == ["成都", "小A", "老师"]  # city, display_label, job
