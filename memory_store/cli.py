@@ -7,8 +7,8 @@ import os
 import sys
 
 from . import __version__, policy
-from .commands import COMMANDS, ArgumentRuleError
-from .errors import MemoryStoreError
+from .commands import COMMANDS
+from .errors import ArgumentRuleError, MemoryStoreError
 from .render import dumps, envelope
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
@@ -81,8 +81,6 @@ def _argparse_type(option: Option) -> Callable[[str], Any] | None:
             return check(value, name)
         except ArgumentRuleError as exc:
             raise argparse.ArgumentTypeError(exc.rule) from None
-        except MemoryStoreError as exc:  # a rule kept beside its concern (the query's)
-            raise argparse.ArgumentTypeError(exc.message) from None
 
     return convert
 

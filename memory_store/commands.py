@@ -14,7 +14,7 @@ Importing this module must stay cheap: every assistant turn pays for it.
 from __future__ import annotations
 
 from . import policy
-from .errors import MemoryStoreError
+from .errors import ArgumentRuleError
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -28,14 +28,6 @@ MAX_CHARS_RULE = (
 SCOPE_RULE = f"must be one of: {', '.join(policy.SCOPES)}"
 TEXT_RULE = "must be non-empty UTF-8 text"
 LIMIT_RULE = f"must be an integer from {policy.SEARCH_LIMIT_MIN} to {policy.SEARCH_LIMIT_MAX}"
-
-
-class ArgumentRuleError(MemoryStoreError):
-    """INVALID_ARGUMENTS for one argument; ``rule`` is the message without the name."""
-
-    def __init__(self, name: str, rule: str, **details: Any):
-        super().__init__("INVALID_ARGUMENTS", f"{name} {rule}", details)
-        self.rule = rule
 
 
 def check_max_chars(value: Any, name: str = "max_chars") -> int:
@@ -85,8 +77,6 @@ def check_query(value: Any, name: str = "query") -> str:
     """
     from .relevance import check_query as check
 
-    if not isinstance(value, str):
-        raise ArgumentRuleError(name, "must be text")
     return check(value)
 
 

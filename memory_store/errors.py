@@ -54,6 +54,14 @@ class MemoryStoreError(Exception):
         return {"code": self.code, "message": self.message, "details": self.details}
 
 
+class ArgumentRuleError(MemoryStoreError):
+    """INVALID_ARGUMENTS for one argument; ``rule`` is the message without the name."""
+
+    def __init__(self, name: str, rule: str, **details: Any):
+        super().__init__("INVALID_ARGUMENTS", f"{name} {rule}", details)
+        self.rule = rule
+
+
 def error(code: str, message: str, **details: Any) -> MemoryStoreError:
     return MemoryStoreError(code, message, details)
 

@@ -49,13 +49,13 @@ import math
 from itertools import accumulate, repeat
 
 from . import terms
-from .errors import MemoryStoreError
+from .errors import ArgumentRuleError
+from .policy import QUERY_CHARS_MAX
+from .rows import forbidden_char
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
-
-QUERY_CHARS_MAX = 500
 
 # Okapi BM25 (Robertson and Zaragoza, 2009), with the usual constants.
 K1 = 1.2
@@ -75,48 +75,29 @@ COMMON_MIN_ROWS = 20
 def check_query(text: str) -> str:
     """The trimmed query, or ``INVALID_ARGUMENTS`` naming the rule it breaks.
 
-    The character rules of a stored value (contract §6): no control character
-    but tab and newline, no line or paragraph separator, no bidi control, no
-    lone surrogate; then 1-500 characters after trimming whitespace at both ends.
+    The character rules of a stored value (contract §6, ``rows.forbidden_char``);
+    then 1-500 characters after trimming whitespace at both ends.
     """
     if not isinstance(text, str):
-        raise _invalid("query must be text")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        cp = ord(text[exc.start])
-        raise _invalid(
-            f"query contains a lone surrogate U+{cp:04X} (not valid UTF-8)",
-            codepoint=f"U+{cp:04X}",
-        ) from None
-    if not text.isprintable():  # the fast answer for nearly every question
-        for ch in text:
-            cp = ord(ch)
-            if ch in "\t\n" or ch.isprintable():
-                continue
-            if cp < 0x20 or 0x7F <= cp <= 0x9F:
-                kind = "a control character"
-            elif cp in (0x2028, 0x2029):
-                kind = "a line or paragraph separator"
-            elif 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
-                kind = "a bidi control"
-            else:
-                continue  # other format characters and spaces are allowed
-            raise _invalid(f"query contains {kind} U+{cp:04X}", codepoint=f"U+{cp:04X}")
+        raise _invalid("must be text")
+    found = forbidden_char(text)
+    if found is not None:
+        cp, kind = found
+        note = " (not valid UTF-8)" if kind == "a lone surrogate" else ""
+        raise _invalid(f"contains {kind} U+{cp:04X}{note}", codepoint=f"U+{cp:04X}")
     trimmed = text.strip()
     if not trimmed:
-        raise _invalid("query must not be empty or only whitespace")
+        raise _invalid("must not be empty or only whitespace")
     if len(trimmed) > QUERY_CHARS_MAX:
         raise _invalid(
-            f"query must be at most {QUERY_CHARS_MAX} characters after trimming "
-            f"(it has {len(trimmed)})",
+            f"must be at most {QUERY_CHARS_MAX} characters after trimming (it has {len(trimmed)})",
             maximum=QUERY_CHARS_MAX,
         )
     return trimmed
 
 
-def _invalid(message: str, **details: Any) -> MemoryStoreError:
-    return MemoryStoreError("INVALID_ARGUMENTS", message, {"argument": "query", **details})
+def _invalid(rule: str, **details: Any) -> ArgumentRuleError:
+    return ArgumentRuleError("query", rule, argument="query", **details)
 
 
 # ---------------------------------------------------------------- the rows

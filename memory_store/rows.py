@@ -28,6 +28,27 @@ def is_product_id(text: str) -> bool:
     return len(text) == 18 and text.startswith("m-") and not text[2:].strip("0123456789abcdef")
 
 
+def forbidden_char(text: str) -> tuple[int, str] | None:
+    """The first character a stored value (and so a query) may not hold, with its kind:
+    a lone surrogate, a control character other than tab and newline, a line or
+    paragraph separator, a bidi control (contract §6). None for valid text."""
+    if text.isprintable():  # the fast answer for nearly all text
+        return None
+    for ch in text:
+        if ch in "\t\n" or ch.isprintable():
+            continue
+        cp = ord(ch)
+        if 0xD800 <= cp <= 0xDFFF:
+            return cp, "a lone surrogate"
+        if cp < 0x20 or 0x7F <= cp <= 0x9F:
+            return cp, "a control character"
+        if cp in (0x2028, 0x2029):
+            return cp, "a line or paragraph separator"
+        if 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+            return cp, "a bidi control"
+    return None  # other format characters and spaces are allowed
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 

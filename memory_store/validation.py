@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from datetime import datetime, timezone
 from functools import lru_cache
 from importlib import resources
@@ -17,11 +16,11 @@ from typing import Any
 
 from . import policy
 from .errors import MemoryStoreError
+from .rows import forbidden_char
 from .sensitive import sensitive_field, sensitive_text  # also re-exported from here
 
 Delta = dict[str, Any]
 
-_FORBIDDEN_FORMAT_CHARS = {0x2028, 0x2029} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
 _SUBJECT_RE = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
 _FIELD_RE = re.compile(policy.FIELD_PATTERN.rstrip("$"))
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -174,24 +173,14 @@ def _first_schema_error(delta: Any) -> Any | None:
 
 
 def _check_text(text: str, index: int, path: str) -> None:
-    for ch in text:
-        cp = ord(ch)
-        if 0xD800 <= cp <= 0xDFFF:
-            raise _invalid(f"{path} contains a lone surrogate", index, path)
-        if cp in _FORBIDDEN_FORMAT_CHARS:
-            raise _invalid(
-                f"{path} contains a forbidden character U+{cp:04X}",
-                index,
-                path,
-                codepoint=f"U+{cp:04X}",
-            )
-        if ch not in "\t\n" and unicodedata.category(ch) == "Cc":
-            raise _invalid(
-                f"{path} contains a control character U+{cp:04X}",
-                index,
-                path,
-                codepoint=f"U+{cp:04X}",
-            )
+    found = forbidden_char(text)
+    if found is None:
+        return
+    cp, kind = found
+    if kind == "a lone surrogate":
+        raise _invalid(f"{path} contains a lone surrogate", index, path)
+    what = kind if kind == "a control character" else "a forbidden character"
+    raise _invalid(f"{path} contains {what} U+{cp:04X}", index, path, codepoint=f"U+{cp:04X}")
 
 
 def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
