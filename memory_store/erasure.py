@@ -47,15 +47,18 @@ def known_subjects(conn: sqlite3.Connection) -> list[str]:
     ]
 
 
+# The memories column that a forget's column names (operation_rows says memory_id).
+_ROW_COLUMN = {"memory_id": "id", "subject_id": "subject_id"}
+
+
 def _targets(session: Session, column: str, value: str) -> tuple[int, list[int]]:
     """(live rows, operations whose snapshots mention it) of a row or a subject;
     MEMORY_/SUBJECT_NOT_FOUND when nothing matches anywhere."""
     if session.blank:
         raise _not_found(column, value, [])
     conn = session.conn
-    row_column = "id" if column == "memory_id" else "subject_id"
     live = conn.execute(
-        f"SELECT COUNT(*) FROM memories WHERE {row_column} = ?", (value,)
+        f"SELECT COUNT(*) FROM memories WHERE {_ROW_COLUMN[column]} = ?", (value,)
     ).fetchone()[0]
     seqs = [
         r[0]
@@ -73,9 +76,8 @@ def preview(session: Session, column: str, value: str) -> dict[str, Any]:
     asked before it happens: live rows, undo steps, the person's label, the value."""
     live, seqs = _targets(session, column, value)
     conn = session.conn
-    where = "id = ?" if column == "memory_id" else "subject_id = ?"
     row = conn.execute(
-        f"SELECT subject_id, value FROM memories WHERE {where} LIMIT 1", (value,)
+        f"SELECT subject_id, value FROM memories WHERE {_ROW_COLUMN[column]} = ? LIMIT 1", (value,)
     ).fetchone()
     subject = value if column == "subject_id" else (row[0] if row else None)
     label = conn.execute(
@@ -97,10 +99,9 @@ def forget(session: Session, column: str, value: str) -> dict[str, Any]:
     operation whose snapshots mention it. A value that survives only in an undo
     snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND."""
     conn = session.conn
-    row_column = "id" if column == "memory_id" else "subject_id"
     with session.transaction():
         live, seqs = _targets(session, column, value)
-        conn.execute(f"DELETE FROM memories WHERE {row_column} = ?", (value,))
+        conn.execute(f"DELETE FROM memories WHERE {_ROW_COLUMN[column]} = ?", (value,))
         for seq in seqs:
             drop_operation(conn, seq)
         session.set(erase_pending=True)

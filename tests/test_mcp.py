@@ -460,12 +460,7 @@ async def test_memory_store_mcp_over_stdio(
         async with Client(transport, mode=mode, elicitation_callback=YES) as client:
             assert client.protocol_version == version
             assert client.server_info.name == "memory-store"
-            refused(
-                await call(client, "memory_status")
-                if False
-                else await call(client, "memory_context"),
-                "NOT_INITIALIZED",
-            )
+            refused(await call(client, "memory_context"), "NOT_INITIALIZED")
             assert data_of(await call(client, "memory_enable"))["consent_enabled"] is True
             data_of(await call(client, "memory_apply", delta=delta(value="小林")))
             ctx = data_of(await call(client, "memory_context", subject_id="obj-a", query="小林"))
@@ -478,6 +473,18 @@ async def test_memory_store_mcp_over_stdio(
         err.seek(0)
         assert "Traceback" not in err.read()
     assert ok("show")["count"] == 0
+
+
+async def test_memory_store_mcp_obeys_data_dir(enabled: Path, tmp_path: Path) -> None:
+    """``--data-dir`` names the store, over the MEMORY_STORE_DIR the host passes (§14)."""
+    from mcp.client.stdio import stdio_client
+
+    ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
+    elsewhere = tmp_path / "elsewhere"
+    async with Client(stdio_client(_params(elsewhere, "--data-dir", str(enabled)))) as client:
+        shown = data_of(await call(client, "memory_show"))
+    assert [m["value"] for m in shown["memories"]] == ["小林"]
+    assert not elsewhere.exists()  # nothing created where the environment pointed
 
 
 def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
