@@ -13,10 +13,6 @@ from __future__ import annotations
 
 from .aliases import GROUPS
 
-TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
-if TYPE_CHECKING:
-    from typing import Any
-
 PREFIX = 5  # folded English words keep at most this many letters
 
 # UTF-8 bytes -> "ASCII words between spaces": letters and digits stay, the row
@@ -211,9 +207,9 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
     ``text``: the folded question."""
     found: dict[int, None] = {}
     if stems:
-        words, starts = _english_index()
+        words, starts = _joined(_ENGLISH)
         for stem in stems:
-            key = " " + (stem[:-1] if stem.endswith("y") and len(stem) > 2 else stem)
+            key = " " + _key(stem)
             at = words.find(key)
             while at != -1:
                 end = words.find(" ", at + 1)
@@ -226,7 +222,7 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
                 found[gid] = None
     if not text.isascii():
         text = without_le(text)
-        joined, starts = _chinese_index()
+        joined, starts = _joined(_CHINESE)
         for char in dict.fromkeys(text.replace(" ", "")):  # the terms it begins
             key = " " + char
             at = joined.find(key)
@@ -244,24 +240,21 @@ def without_le(text: str) -> str:
     return text.replace("了", "") if "了" in text else text
 
 
-_INDEX: list[Any] = []
+_ENGLISH, _CHINESE = 1, 3  # the columns of aliases.GROUPS searched by groups_of
+_JOINED: dict[int, tuple[str, list[int]]] = {}
 
 
 def _joined(column: int) -> tuple[str, list[int]]:
-    """One column of every group in one text, each word between spaces, and where
-    each group starts."""
-    parts = [f" {group[column]} " for group in GROUPS]
-    starts = [0]
-    for part in parts[:-1]:
-        starts.append(starts[-1] + len(part))
-    return "".join(parts), starts
-
-
-def _english_index() -> tuple[str, list[int]]:
-    """All groups' English words in one text, and where each group starts."""
-    if not _INDEX:
-        _INDEX.append(_joined(1))
-    return _INDEX[0]
+    """One column of every group (its English words, or its Chinese terms) in one
+    text, each word between spaces, and where each group starts; built once."""
+    found = _JOINED.get(column)
+    if found is None:
+        parts = [f" {group[column]} " for group in GROUPS]
+        starts = [0]
+        for part in parts[:-1]:
+            starts.append(starts[-1] + len(part))
+        found = _JOINED[column] = ("".join(parts), starts)
+    return found
 
 
 _PHRASES: list[tuple[str, int]] = []
@@ -273,16 +266,6 @@ def _phrases() -> list[tuple[str, int]]:
             if group[2]:
                 _PHRASES.extend((f" {p} ", gid) for p in group[2].split("; "))
     return _PHRASES
-
-
-_CHINESE: list[Any] = []
-
-
-def _chinese_index() -> tuple[str, list[int]]:
-    """All groups' Chinese terms in one text, and where each group starts."""
-    if not _CHINESE:
-        _CHINESE.append(_joined(3))
-    return _CHINESE[0]
 
 
 def position_in(starts: list[int], at: int) -> int:
@@ -320,7 +303,7 @@ def group_at(gid: int) -> Group:
 def search_keys(stem: str) -> list[str]:
     """What the words that fold to ``stem`` begin with: the stem (or, for a stem
     in -y, the stem without it: studies), and its irregular forms (went: go)."""
-    key = stem[:-1] if stem.endswith("y") and len(stem) > 2 else stem
+    key = _key(stem)
     if not _BY_INITIAL:  # the irregular forms by their base's first letter, once
         for form, base in _IRREGULAR.items():
             _BY_INITIAL.setdefault(base[0], []).append((form, base))
@@ -334,3 +317,8 @@ def search_keys(stem: str) -> list[str]:
 
 
 _BY_INITIAL: dict[str, list[tuple[str, str]]] = {}
+
+
+def _key(stem: str) -> str:
+    """What every word that folds to ``stem`` begins with (studies: stud, for study)."""
+    return stem[:-1] if stem.endswith("y") and len(stem) > 2 else stem
