@@ -89,7 +89,17 @@ def create_private_file(path: str) -> None:
         os.close(fd)
 
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
+# No SQLite database is shorter than its smallest page. SQLite recognizes a longer
+# file that is not a database by its header (SQLITE_NOTADB), but it takes a shorter
+# one for an empty database (its unix VFS even reports a 1-byte file as empty) and
+# would write into it.
+SMALLEST_DATABASE = 512
+
+
+def check_length(st: os.stat_result) -> None:
+    """STORE_CORRUPT for a non-empty file too short to be a database (from ``lstat``)."""
+    if 0 < st.st_size < SMALLEST_DATABASE:
+        raise MemoryStoreError("STORE_CORRUPT", "the store file is not a SQLite database", {})
 
 
 def _through_a_file() -> MemoryStoreError:
@@ -163,21 +173,6 @@ def check_store_files(db_path: str) -> os.stat_result | None:
         if suffix == "":
             found = st
     return found
-
-
-def check_header(db_path: str) -> None:
-    """STORE_CORRUPT unless the file starts with SQLite's magic string.
-
-    Opens the file by path: call it only while this process holds no
-    connection to the database.
-    """
-    try:
-        with open(db_path, "rb") as fh:
-            head = fh.read(16)
-    except OSError as exc:
-        raise unavailable(exc) from None
-    if head != SQLITE_MAGIC:
-        raise MemoryStoreError("STORE_CORRUPT", "the store file is not a SQLite database", {})
 
 
 def remove_side_files(db_path: str) -> None:

@@ -5,13 +5,14 @@ open across calls and asks :meth:`Session.is_current` before each, so that a
 database deleted or replaced by another process (``revoke --delete`` in a
 terminal) is never written through a stale connection.
 
-A long-lived session must never open the store's files by path while its
-connection is open: POSIX advisory locks belong to the process, and closing
-any descriptor of the file drops every lock the process holds on it,
-SQLite's included. Another process could then checkpoint and delete the
-``-wal`` under the connection, and writes would be lost. So the header check
-(:func:`files.check_header`, an ``open``/``close``) runs only before the
-connection exists, and later checks use ``lstat`` and SQLite itself.
+No session ever opens the store's files by path: POSIX advisory locks belong
+to the process, and closing any descriptor of the file drops every lock the
+process holds on it, SQLite's included, those of a session held elsewhere in
+the same process among them. Another process could then checkpoint and delete
+the ``-wal`` under that connection, and writes would be lost. So the checks
+use ``lstat``, and SQLite itself recognizes a file that is not a database
+(``SQLITE_NOTADB``, which :func:`db.translate` makes ``STORE_CORRUPT``), except
+one too short to have a header (:func:`files.check_length`).
 """
 
 from __future__ import annotations
@@ -96,9 +97,8 @@ class Session:
             return None
         if check_owner:
             files.check_ownership(dir_st, st)
+        files.check_length(st)
         try:
-            if st.st_size > 0:
-                files.check_header(location.path)
             conn = db.connect(location.path)
         except MemoryStoreError as exc:
             if exc.code == "STORE_UNAVAILABLE" and not os.path.lexists(location.path):

@@ -199,8 +199,8 @@ if point == "schema-read":
         after(db, "read_schema")
     else:
         before(db, "has_tables")
-elif point == "before-header":
-    before(files, "check_header")
+elif point == "before-connect":
+    before(db, "connect")
 elif point == "after-connect":
     after(db, "connect")
 from memory_store.cli import main
@@ -237,7 +237,7 @@ def test_two_first_enables_at_once_never_report_corrupt(private_store: Path) -> 
     assert ok("doctor")["ok"] is True
 
 
-@pytest.mark.parametrize("point", ["before-header", "after-connect"])
+@pytest.mark.parametrize("point", ["before-connect", "after-connect"])
 def test_a_write_that_loses_a_race_with_revoke_delete_answers_not_initialized(
     enabled: Path, point: str
 ) -> None:

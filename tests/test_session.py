@@ -6,6 +6,7 @@ terminal next to a running server.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -141,3 +142,25 @@ def test_show_does_not_reorder_the_remembered_rows(held: MemoryStore, enabled: P
     conn.close()
     assert [r["id"] for r in held._held._rows[1]] == as_read
     assert values(held.show()) == ["成都", "小A", "老师"]  # city, display_label, job
+
+
+def test_a_per_call_store_beside_a_held_one_loses_no_write(
+    held: MemoryStore, enabled: Path
+) -> None:
+    """POSIX locks belong to the process: had the per-call store opened the database by
+    path (release 1's header check did), closing it would have dropped the held
+    connection's lock, the terminal's exit would have deleted the -wal under it, and
+    the held store's next write would have gone into an unlinked file."""
+    for field, value in (("mbti", "INFJ"), ("city", "杭州"), ("job", "nurse")):
+        MemoryStore(enabled).context(subject_id="obj-a")  # one session per call, same process
+        ok("apply", "--json", json.dumps(delta(field="note", value=value)), spawn=True)
+        held.apply(delta(field=field, value=value))
+        assert (enabled / (DB_NAME + "-wal")).exists()  # the terminal left it to the held store
+    stored = {m["field"]: m["value"] for m in ok("show", spawn=True)["memories"]}
+    assert stored == {
+        "display_label": "小A",
+        "note": "nurse",
+        "mbti": "INFJ",
+        "city": "杭州",
+        "job": "nurse",
+    }

@@ -199,7 +199,15 @@ def test_non_sqlite_file_is_corrupt_and_untouched(private_store: Path, args: lis
 
 
 @pytest.mark.parametrize(
-    "content", [BAD_SQLITE, b"x", b"SQLite format 3"], ids=["bad-page", "one-byte", "short-magic"]
+    "content",
+    [
+        BAD_SQLITE,
+        b"x",  # SQLite itself would take it for an empty database
+        b"SQLite format 3",
+        b"SQLite format 3\x00" + b"\xa5" * 495,  # 511 bytes: shorter than any database
+        b"SQLite format 3\x00" + bytes(600),  # long enough: SQLite reads and refuses the header
+    ],
+    ids=["bad-page", "one-byte", "short-magic", "511-bytes", "magic-and-zeros"],
 )
 def test_other_non_sqlite_files_are_corrupt_and_untouched(
     private_store: Path, content: bytes
