@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from itertools import repeat
 
 from .errors import MemoryStoreError, unavailable
 
@@ -198,10 +199,16 @@ def has_tables(conn: sqlite3.Connection) -> bool:
 def read_schema(conn: sqlite3.Connection) -> tuple[int, bool]:
     """``(user_version, has_tables)`` from one snapshot.
 
-    One statement is one read transaction. Read in two, a first ``enable``
-    committing in between would make a healthy new store look like a foreign
-    database (version 0 with tables).
+    A store of ours has a version, and then the tables do not matter: one
+    ``PRAGMA``, the cheapest statement there is to prepare. Version 0 (a blank
+    file, a first ``enable`` under way, a foreign database) is read again with
+    the tables in one statement, one read transaction: read in two, a first
+    ``enable`` committing in between would make a healthy new store look like
+    a foreign database (version 0 with tables).
     """
+    version = user_version(conn)
+    if version:
+        return version, True
     version, tables = conn.execute(
         "SELECT (SELECT user_version FROM pragma_user_version), "
         "EXISTS (SELECT 1 FROM sqlite_master)"
@@ -212,4 +219,6 @@ def read_schema(conn: sqlite3.Connection) -> tuple[int, bool]:
 def fetch_all(conn: sqlite3.Connection, sql: str, params: Any = ()) -> list[dict[str, Any]]:
     cur = conn.execute(sql, params)
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+    # One dict per row, zipped without a Python-level loop: a subject's ~40 rows are
+    # read on every context call.
+    return list(map(dict, map(zip, repeat(names), cur.fetchall())))

@@ -241,11 +241,20 @@ def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _json_len(memory: dict[str, Any]) -> int:
     """``len(json.dumps(memory, ensure_ascii=False))`` of a row whose values are text,
     counted from its strings' own JSON forms (one small C call each, no encoder)."""
-    total = 2 + 2 * (len(memory) - 1)  # braces, and ", " between items
+    total = 2 * len(memory)  # braces, and ", " between items
     for key, value in memory.items():
-        total += len(_STRING(key)) + 2  # ": "
-        total += len(_STRING(value)) if isinstance(value, str) else len(_JSON.encode(value))
+        total += _KEY_LENGTHS.get(key) or _key_length(key)
+        total += len(_STRING(value)) if value.__class__ is str else len(_JSON.encode(value))
     return total
+
+
+# '"key": ' for each key a row or roster entry has; the same few keys, every call.
+_KEY_LENGTHS: dict[str, int] = {}
+
+
+def _key_length(key: str) -> int:
+    length = _KEY_LENGTHS[key] = len(_STRING(key)) + 2
+    return length
 
 
 def fit(memories: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], int]:
