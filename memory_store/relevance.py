@@ -33,8 +33,10 @@ process, so this module is built to start fast and to touch little:
   term of the question is found there with ``str.find``/``str.count``; English
   words are found in an ASCII copy where everything but letters and digits is
   a space, made with one ``bytes.translate``;
-- the alias table is not indexed for a process's first question: its groups
-  are searched as written; the index of Chinese terms is built on the second;
+- the alias table is not indexed (a process asking one question, the CLI,
+  would pay for the index): its English words and its Chinese terms are each
+  joined into one text once, where the question's stems and characters are
+  found with ``str.find``;
 - the last call's folded rows, and the terms found in them, are kept until a
   call with other rows: a host asking about the same person turn after turn
   folds them once. Nothing is written anywhere.
