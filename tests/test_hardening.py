@@ -167,10 +167,6 @@ DRIVER = r"""
 import json, sys, threading
 import memory_store.db as db
 point, argv = sys.argv[1], json.loads(sys.argv[2])
-try:
-    import memory_store.files as files
-except ImportError:  # release 1 kept the file checks in db.py
-    files = db
 
 def pause():
     sys.__stdout__.write("paused\n")
