@@ -83,7 +83,8 @@ def _unbracket(text: str) -> str:
 
 
 def _has_email(text: str) -> bool:
-    if "@" not in text and not any(w in text.lower() for w in ("at", "dot")):
+    # Every form needs "@" or "at" ("(at)", " at "): without them nothing can match.
+    if "@" not in text and "at" not in text.lower():
         return False
     text = _unbracket(text)
     return bool(_EMAIL.search(text)) or _spelled_email(text)
