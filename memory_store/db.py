@@ -192,12 +192,8 @@ def data_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
-def has_tables(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
-
-
 def read_schema(conn: sqlite3.Connection) -> tuple[int, bool]:
-    """``(user_version, has_tables)`` from one snapshot.
+    """``(user_version, whether any table exists)`` from one snapshot.
 
     A store of ours has a version, and then the tables do not matter: one
     ``PRAGMA``, the cheapest statement there is to prepare. Version 0 (a blank
