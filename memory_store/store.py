@@ -9,10 +9,10 @@ that concern (``consent``, ``changes``, ``recall``, ``erasure``, ``transfer``,
 from __future__ import annotations
 
 from . import policy
-from .commands import check_limit, check_max_chars, check_query, check_scope, check_text
 from .errors import MemoryStoreError, require_confirm
 from .files import Location
 from .policy import ROW_KEYS
+from .registry import check_limit, check_max_chars, check_query, check_scope, check_text
 from .session import Opened, Session
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it

@@ -1,0 +1,267 @@
+"""Commands that write and read memories: apply, undo, log, show, context, search."""
+
+from __future__ import annotations
+
+from . import policy
+from .registry import (
+    BUDGET_HELP,
+    MAX_CHARS_SCHEMA,
+    QUERY,
+    ROWS,
+    SCOPE_SCHEMA,
+    TEXT_SCHEMA,
+    Command,
+    Option,
+    check_limit,
+    check_max_chars,
+    check_query,
+    check_scope,
+    check_text,
+    subject_option,
+)
+
+FAMILY = (
+    Command(
+        "apply",
+        'Record one delta or a batch {"deltas": [...]} in one undoable operation.',
+        (
+            Option(
+                "json",
+                "text",
+                "the delta or batch as JSON text",
+                metavar="TEXT",
+                cli_only=True,
+                group="source",
+            ),
+            Option(
+                "file",
+                "path",
+                "read the delta or batch from a file",
+                metavar="PATH",
+                cli_only=True,
+                group="source",
+            ),
+            Option(
+                "delta",
+                "object",
+                "one delta (schemas/delta.schema.json); or give deltas",
+                tool_only=True,
+            ),
+            Option(
+                "deltas",
+                "objects",
+                f"a batch of 1-{policy.DELTAS_PER_APPLY_MAX} deltas, one undoable operation",
+                tool_only=True,
+            ),
+            Option("dry_run", "flag", "validate and report, write nothing"),
+        ),
+        lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"]),
+        (
+            (
+                "op_id",
+                "string / null",
+                "the operation to undo; null for a dry run or when nothing changed",
+            ),
+            (
+                "results",
+                "list",
+                "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`), `memory` (row)",
+            ),
+            (
+                "pruned",
+                ROWS,
+                "rows removed to keep a pruning kind (event, hypothesis) within its cap",
+            ),
+            ("summary", "string", 'one line such as "obj-a relationship.stage → …"'),
+            ("undo_hint", "string / null", "the command that reverts this operation"),
+            ("dry_run", "bool", "true when nothing was written"),
+        ),
+        "The body comes from `--json`, `--file` or standard input (at most 64 KiB): one delta "
+        '(`schemas/delta.schema.json`) or `{"deltas": [ … ]}` with 1-20 of them. A delta with '
+        '`"action": "delete"` names a row by `id`, or by `scope`, `subject_id`, `field` (and '
+        "`occurred_at` for an event), and carries nothing else. Consent is checked before the "
+        "body is read. The whole batch is one operation: all of it is written, or none.",
+    ),
+    Command(
+        "undo",
+        "Revert the latest operation, or the one named.",
+        (
+            Option(
+                "op_id",
+                "text",
+                "the operation to revert (see log)",
+                metavar="ID",
+                check=check_text,
+                schema=TEXT_SCHEMA,
+            ),
+        ),
+        lambda s, a: s.undo(op_id=a["op_id"]),
+        (
+            ("undone_op_id", "string", "the operation reverted"),
+            ("restored", ROWS, "rows put back from the before-snapshot"),
+            ("removed", ROWS, "rows the operation had created"),
+            ("summary", "string", '"undid: …"'),
+            ("erased", "bool", "the removed values are physically gone from the files"),
+        ),
+        "Not itself undoable. `UNDO_CONFLICT` lists in `details.later_op_ids` the operations to undo first.",
+    ),
+    Command(
+        "log",
+        "List the undoable operations, newest first.",
+        (),
+        lambda s, a: s.log(),
+        (
+            (
+                "operations",
+                "list",
+                "newest first: `op_id`, `created_at`, `action`, `summary`, `rows` (rows touched)",
+            ),
+        ),
+        "Works in any consent state. `rows` is how many rows the operation touched; give `op_id` to `undo --op-id`.",
+    ),
+    Command(
+        "show",
+        "Show everything stored, optionally for one subject or scope.",
+        (
+            subject_option("only this subject"),
+            Option(
+                "scope",
+                "scope",
+                "only this scope",
+                metavar="K",
+                check=check_scope,
+                schema=SCOPE_SCHEMA,
+            ),
+        ),
+        lambda s, a: s.show(subject_id=a["subject_id"], scope=a["scope"]),
+        (
+            ("count", "int", "number of rows"),
+            ("memories", ROWS, "ordered by scope, subject, field, event date"),
+        ),
+        "Works in any consent state (the user's right of access).",
+    ),
+    Command(
+        "context",
+        "Recall what matters for one subject, within a character budget.",
+        (
+            subject_option("the person being discussed"),
+            Option(
+                "max_chars",
+                "int",
+                BUDGET_HELP,
+                metavar="N",
+                default=policy.CONTEXT_MAX_CHARS_DEFAULT,
+                check=check_max_chars,
+                schema=MAX_CHARS_SCHEMA,
+            ),
+            QUERY,
+        ),
+        lambda s, a: s.context(
+            subject_id=a["subject_id"], max_chars=a["max_chars"], query=a["query"]
+        ),
+        (
+            ("subject_id", "string / null", "the subject asked for"),
+            (
+                "subject_known",
+                "bool",
+                "only with a subject other than `user`: false for a new subject",
+            ),
+            (
+                "memories",
+                "list of compact rows",
+                "most important (or most relevant) first; rows with scope `hypothesis` are tentative",
+            ),
+            (
+                "roster",
+                "list",
+                "only without a subject: `subject_id`, `display_label`, `counts`, `last_updated`, at most 50",
+            ),
+            (
+                "truncated",
+                "bool",
+                "some memories (or roster entries) did not fit in `max_chars`",
+            ),
+            ("omitted", "int", "how many were left out"),
+            ("max_chars", "int", "the budget used"),
+            ("query", "string / null", "the query, trimmed; null without `--query`"),
+            (
+                "ranked_by",
+                "string",
+                "`relevance` with `--query`, else `priority` (release 1's order)",
+            ),
+        ),
+        "Needs consent and no pause; never writes. Rows are compact (`schemas/context.data.schema.json`): "
+        "`id`, `scope`, `field`, `value`, and `subject_id`, `occurred_at`, `confidence`, "
+        "`source_type`, `source_ref` only when they tell the reader something. With a subject: the "
+        "user profile, the subject's object and relationship rows, its hypotheses and its 8 most "
+        "recent events, most important first. With `--query`: the subject's `display_label` first, "
+        "then every row the query matches (all of the subject's events are candidates), best "
+        "first, then the rest in that order. Without a subject: the user profile and a roster of "
+        "subjects, which counts against the budget too. What does not fit in `--max-chars` "
+        "(measured on the JSON of `memories`) is dropped from the end.",
+    ),
+    Command(
+        "search",
+        "Find the memories a question matches, across subjects: who, and what.",
+        (
+            Option(
+                "query",
+                "text",
+                f"what to look for, in the user's words (1-{policy.QUERY_CHARS_MAX} characters)",
+                metavar="TEXT",
+                check=check_query,
+                required=True,
+                schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
+            ),
+            subject_option("only this subject"),
+            Option(
+                "scope",
+                "scope",
+                "only this scope",
+                metavar="K",
+                check=check_scope,
+                schema=SCOPE_SCHEMA,
+            ),
+            Option(
+                "limit",
+                "int",
+                f"at most N rows, {policy.SEARCH_LIMIT_MIN}-{policy.SEARCH_LIMIT_MAX} "
+                f"(default {policy.SEARCH_LIMIT_DEFAULT})",
+                metavar="N",
+                default=policy.SEARCH_LIMIT_DEFAULT,
+                check=check_limit,
+                schema={
+                    "type": "integer",
+                    "minimum": policy.SEARCH_LIMIT_MIN,
+                    "maximum": policy.SEARCH_LIMIT_MAX,
+                },
+            ),
+            Option(
+                "max_chars",
+                "int",
+                f"budget for the memories, {policy.CONTEXT_MAX_CHARS_MIN}-"
+                f"{policy.CONTEXT_MAX_CHARS_MAX} (default {policy.SEARCH_MAX_CHARS_DEFAULT})",
+                metavar="N",
+                default=policy.SEARCH_MAX_CHARS_DEFAULT,
+                check=check_max_chars,
+                schema=MAX_CHARS_SCHEMA,
+            ),
+        ),
+        lambda s, a: s.search(
+            a["query"],
+            subject_id=a["subject_id"],
+            scope=a["scope"],
+            limit=a["limit"],
+            max_chars=a["max_chars"],
+        ),
+        (
+            ("query", "string", "the query, trimmed"),
+            ("count", "int", "rows returned"),
+            ("memories", "list of compact rows", "best match first; each carries `subject_id`"),
+            ("truncated", "bool", "some matches did not fit in `max_chars`"),
+        ),
+        "Needs consent and no pause (it reads memory content, like `context`); never writes. "
+        "Only rows with a positive relevance score, best first (ties: most recently written). "
+        'For "who did I say likes hiking?" and for finding which subject the user means.',
+    ),
+)
