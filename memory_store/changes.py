@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from . import caps, db, policy, rows
+from . import caps, db, policy, rows, timeline
 from .errors import error
+from .operations import one_line, record_operation, trim_history
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -16,7 +17,9 @@ if TYPE_CHECKING:
     from .session import Session
 
 # The attributes an upsert sets; a write whose attributes all equal the row's is "unchanged".
-_WRITTEN = ("value", "source_type", "source_ref", "occurred_at", "confidence")
+_WRITTEN = ("value", "source_type", "source_ref", "occurred_at", "confidence", "occurred_offset")
+# The same instant written with another offset is the same memory.
+_COMPARED = _WRITTEN[:-1]
 
 
 class DryRun(Exception):
@@ -25,11 +28,6 @@ class DryRun(Exception):
     def __init__(self, result: dict[str, Any]):
         super().__init__("dry run")
         self.result = result
-
-
-def one_line(text: str) -> str:
-    """Text as a summary shows it: ⏎ for a newline, a space for a tab (contract §17)."""
-    return text.replace("\n", "⏎").replace("\t", " ")
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -42,9 +40,17 @@ def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> st
     for r in results:
         m, action = r["memory"], r["action"]
         if action in ("created", "updated"):
-            parts.append(f"{rows.label(m)} → {_short(m['value'])}")
+            part = f"{rows.label(m)} → {_short(m['value'])}"
+            if "replaced" in r:
+                part += f" (replaces {r['replaced']['scope']}.{r['replaced']['field']}, now past)"
+            elif "related" in r:
+                others = ", ".join(f"{m['scope']}.{o['field']}" for o in r["related"])
+                part += f" (also current: {others})"
+            parts.append(part)
         elif action == "deleted":
             parts.append(f"{rows.label(m)} deleted")
+        elif action == "ended":
+            parts.append(f"{rows.label(m)} ended")
     if not parts:
         return "no change"
     text = "; ".join(parts[:3])
@@ -123,6 +129,8 @@ class Batch:
         for i, d in enumerate(deltas):
             if d["action"] == "delete":
                 self._delete(i, d)
+            elif d["action"] == "end":
+                self._end(i, d)
             else:
                 self._upsert(i, d)
 
@@ -154,6 +162,47 @@ class Batch:
         self.touched[row["id"]] = {"id": row["id"], "before": row, "after": None}
         self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
 
+    def _end(self, i: int, d: dict[str, Any]) -> None:
+        """``"action": "end"``: the value stopped being true; it stays as a past value."""
+        from .validation import row_key
+
+        conn = self.conn
+        row = rows.find_by_id(conn, d["id"]) if "id" in d else rows.find_by_key(conn, row_key(d))
+        if row is None:
+            raise error(
+                "MEMORY_NOT_FOUND",
+                f"delta {i} ends a memory that does not exist; nothing was changed",
+                index=i,
+            )
+        if row["scope"] not in policy.HISTORY_SCOPES:
+            raise error(
+                "INVALID_DELTA",
+                f"only {', '.join(policy.HISTORY_SCOPES)} rows can end; correct or delete "
+                f"a{'n' if row['scope'] == 'event' else ''} {row['scope']} instead",
+                index=i,
+                path=f"{self.where}[{i}].action",
+            )
+        self._name(i, rows.key_of(row))
+        self.protected.add(row["id"])
+        if not rows.is_current(row):
+            self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
+            return
+        until = (d.get("occurred_at") or self.now)[:10]
+        new = self._end_row(row, until)
+        self.results.append({"index": i, "action": "ended", "memory": rows.public(new)})
+
+    def _end_row(self, row: dict[str, Any], until: str) -> dict[str, Any]:
+        self.seq += 1
+        new = timeline.ended(row, until, self.now, self.seq)
+        self.conn.execute(
+            "UPDATE memories SET value = '', past = ?, since = ?, occurred_at = NULL, "
+            "occurred_offset = NULL, updated_at = ?, write_seq = ? WHERE id = ?",
+            (new["past"], until, self.now, self.seq, row["id"]),
+        )
+        entry = self.touched.setdefault(row["id"], {"id": row["id"], "before": row})
+        entry["after"] = new
+        return new
+
     def _upsert(self, i: int, d: dict[str, Any]) -> None:
         from .validation import row_key
 
@@ -161,24 +210,44 @@ class Batch:
         self._name(i, rows.key_of({**d, "occurred_key": key[3]}))
         row = rows.find_by_key(self.conn, key)
         values = {k: d[k] for k in _WRITTEN}
-        if row is not None and all(row[k] == v for k, v in values.items()):
+        keep_pin = row is not None and d.get("pinned") is None
+        pinned = row["pinned"] if keep_pin else int(bool(d.get("pinned")))  # type: ignore[index]
+        target = timeline.check_replaces(self.conn, i, d) if d.get("replaces") else None
+        if (
+            row is not None
+            and target is None
+            and row["pinned"] == pinned
+            and all(row[k] == values[k] for k in _COMPARED)
+            and ("since" not in d or row["since"] == d["since"])
+            and ("past" not in d or row["past"] == d["past"])
+        ):
             self.protected.add(row["id"])
             self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
             return
+        new = self._write(d, row, values, pinned)
+        self.protected.add(new["id"])
+        result: dict[str, Any] = {"index": i, "action": "updated" if row else "created"}
+        if target is not None:
+            self._name(i, rows.key_of(target))
+            self.protected.add(target["id"])
+            result["replaced"] = rows.public(self._end_row(target, new["since"]))
+        if row is None or not rows.is_current(row):
+            skip = {target["id"]} if target is not None else set()
+            near = timeline.related(self.conn, new, skip) if not self.restore else []
+            if near:
+                result["related"] = near
+        result["memory"] = rows.public(new)
+        self.results.append(result)
+
+    def _write(
+        self, d: dict[str, Any], row: dict[str, Any] | None, values: dict[str, Any], pinned: int
+    ) -> dict[str, Any]:
+        """Insert or update the row of an upsert; a changed value of a profile, person or
+        relationship row becomes a past value, unless the write is a correction."""
         self.seq += 1
         created, updated = d.get("created_at", self.now), d.get("updated_at", self.now)
-        if row is not None:
-            if not self.restore:
-                created = row["created_at"]
-            new = {**row, **values, "created_at": created, "updated_at": updated}
-            new["write_seq"] = self.seq
-            self.conn.execute(
-                "UPDATE memories SET value = ?, source_type = ?, source_ref = ?, occurred_at = ?, "
-                "confidence = ?, created_at = ?, updated_at = ?, write_seq = ? WHERE id = ?",
-                (*values.values(), created, updated, self.seq, row["id"]),
-            )
-            action = "updated"
-        else:
+        since = timeline.since_for(d, row, self.now[:10])
+        if row is None:
             new = {
                 "id": self._new_id(d.get("id")),
                 "scope": d["scope"],
@@ -187,14 +256,37 @@ class Batch:
                 **values,
                 "created_at": created,
                 "updated_at": updated,
-                "occurred_key": key[3],
+                "since": since,
+                "past": d.get("past"),
+                "pinned": pinned,
+                "occurred_key": d["occurred_at"] if d["scope"] == "event" else "",
                 "write_seq": self.seq,
             }
             rows.insert(self.conn, new)
-            action = "created"
-        self.protected.add(new["id"])
-        self.touched[new["id"]] = {"id": new["id"], "before": row, "after": new}
-        self.results.append({"index": i, "action": action, "memory": rows.public(new)})
+            self.touched[new["id"]] = {"id": new["id"], "before": None, "after": new}
+            return new
+        past = row["past"]
+        if "past" in d:
+            past = d["past"]
+        elif (
+            row["scope"] in policy.HISTORY_SCOPES
+            and rows.is_current(row)
+            and row["value"] != values["value"]
+            and not d.get("correction")
+        ):
+            past = timeline.with_past(row, since)
+        if not self.restore:
+            created = row["created_at"]
+        new = {**row, **values, "created_at": created, "updated_at": updated}
+        new.update(since=since, past=past, pinned=pinned, write_seq=self.seq)
+        self.conn.execute(
+            "UPDATE memories SET value = ?, source_type = ?, source_ref = ?, occurred_at = ?, "
+            "confidence = ?, occurred_offset = ?, created_at = ?, updated_at = ?, since = ?, "
+            "past = ?, pinned = ?, write_seq = ? WHERE id = ?",
+            (*values.values(), created, updated, since, past, pinned, self.seq, row["id"]),
+        )
+        self.touched[row["id"]] = {"id": row["id"], "before": row, "after": new}
+        return new
 
     def _new_id(self, wanted: str | None) -> str:
         """A restored row keeps its id when no other row has it (ids are opaque, so a
@@ -210,6 +302,8 @@ class Batch:
 
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
+        timeline.check_pins(self.conn, self.results)
+        timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore
         )
@@ -231,137 +325,3 @@ class Batch:
         result["op_id"] = op_id
         result["undo_hint"] = f"memory-store undo --op-id {op_id}"
         return result, trimmed
-
-
-def record_operation(
-    conn: sqlite3.Connection, action: str, summary: str, entries: list[dict[str, Any]], when: str
-) -> str:
-    """One undoable operation: its before/after snapshot and the index of the rows it touched."""
-    seq = (conn.execute("SELECT MAX(seq) FROM operations").fetchone()[0] or 0) + 1
-    op_id = "op-" + os.urandom(4).hex()
-    conn.execute(
-        "INSERT INTO operations (seq, op_id, created_at, action, summary, rows, snapshot) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (seq, op_id, when, action, summary, len(entries), json.dumps(entries, ensure_ascii=False)),
-    )
-    conn.executemany(
-        "INSERT INTO operation_rows (seq, memory_id, subject_id, row_key) VALUES (?, ?, ?, ?)",
-        [
-            (
-                seq,
-                e["id"],
-                (e["after"] or e["before"])["subject_id"],
-                rows.key_of(e["after"] or e["before"]),
-            )
-            for e in entries
-        ],
-    )
-    return op_id
-
-
-def drop_operation(conn: sqlite3.Connection, seq: int) -> None:
-    conn.execute("DELETE FROM operation_rows WHERE seq = ?", (seq,))
-    conn.execute("DELETE FROM operations WHERE seq = ?", (seq,))
-
-
-def trim_history(conn: sqlite3.Connection) -> bool:
-    """Keep the newest operations of the undo window; True if any left it."""
-    old = [
-        r[0]
-        for r in conn.execute(
-            "SELECT seq FROM operations ORDER BY seq DESC LIMIT -1 OFFSET ?",
-            (policy.HISTORY_MAX,),
-        )
-    ]
-    for seq in old:
-        drop_operation(conn, seq)
-    return bool(old)
-
-
-def _operation_to_undo(conn: sqlite3.Connection, op_id: str | None) -> dict[str, Any]:
-    if op_id is None:
-        ops = db.fetch_all(conn, "SELECT * FROM operations ORDER BY seq DESC LIMIT 1")
-        if not ops:
-            raise error("NOTHING_TO_UNDO", "there is no operation to undo")
-        return ops[0]
-    ops = db.fetch_all(conn, "SELECT * FROM operations WHERE op_id = ?", (op_id,))
-    if not ops:
-        raise error(
-            "OPERATION_NOT_FOUND", "no undoable operation has that id (see `log`)", op_id=op_id
-        )
-    return ops[0]
-
-
-def _refuse_conflicts(conn: sqlite3.Connection, op: dict[str, Any], entries: list[Any]) -> None:
-    """UNDO_CONFLICT when a later operation, or anything else, changed a row since."""
-    later = [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT o.op_id, o.seq FROM operations o "
-            "JOIN operation_rows lr ON lr.seq = o.seq "
-            "JOIN operation_rows mine ON mine.seq = ? "
-            "AND (lr.memory_id = mine.memory_id OR lr.row_key = mine.row_key) "
-            "WHERE o.seq > ? ORDER BY o.seq DESC",
-            (op["seq"], op["seq"]),
-        )
-    ]
-    if later:
-        raise error(
-            "UNDO_CONFLICT",
-            "a later operation changed the same memory; undo it first",
-            op_id=op["op_id"],
-            later_op_ids=later,
-        )
-    for e in entries:
-        if rows.find_by_id(conn, e["id"]) != e["after"]:
-            raise error(
-                "UNDO_CONFLICT",
-                "the memory no longer matches what the operation wrote",
-                op_id=op["op_id"],
-                later_op_ids=[],
-                memory_id=e["id"],
-            )
-
-
-def undo(session: Session, op_id: str | None = None) -> dict[str, Any]:
-    """Revert the latest operation, or the one named; not itself undoable."""
-    if session.blank:
-        raise error("NOTHING_TO_UNDO", "there is no operation to undo")
-    conn = session.conn
-    with session.transaction():
-        op = _operation_to_undo(conn, op_id)
-        entries = json.loads(op["snapshot"])
-        _refuse_conflicts(conn, op, entries)
-        restored, removed = [], []
-        for e in entries:
-            if e["after"] is not None:
-                rows.delete(conn, e["id"])
-                if e["before"] is None:
-                    removed.append(rows.public(e["after"]))
-        for e in entries:
-            if e["before"] is not None:
-                rows.insert(conn, e["before"])
-                restored.append(rows.public(e["before"]))
-        caps.check_after_undo(conn, entries, op["op_id"])
-        drop_operation(conn, op["seq"])
-        session.set(erase_pending=True)
-    erased = session.finish_erasure(True)
-    return {
-        "undone_op_id": op["op_id"],
-        "restored": restored,
-        "removed": removed,
-        "summary": f"undid: {one_line(op['summary'])}",
-        "erased": erased,
-    }
-
-
-def log(session: Session) -> dict[str, Any]:
-    if session.blank:
-        return {"operations": []}
-    ops = db.fetch_all(
-        session.conn,
-        "SELECT op_id, created_at, action, summary, rows FROM operations ORDER BY seq DESC",
-    )
-    for op in ops:  # summaries written before release 2 may span lines
-        op["summary"] = one_line(op["summary"])
-    return {"operations": ops}

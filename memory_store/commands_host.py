@@ -24,7 +24,7 @@ FAMILY = (
             (
                 "document",
                 "object",
-                "without `--output`: the `memory-store-export/v1` document (`schemas/export.schema.json`)",
+                "without `--output`: the `memory-store-export/v2` document (`schemas/export.schema.json`; import also reads v1)",
             ),
             ("path", "string", "with `--output`: the file created (mode 600)"),
             ("count", "int", "with `--output`: memories written"),

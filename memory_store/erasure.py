@@ -11,9 +11,9 @@ import os
 import sqlite3
 
 from . import db, files
-from .changes import drop_operation
 from .db import SCHEMA_VERSION
 from .errors import MemoryStoreError, error, unavailable
+from .operations import drop_operation
 from .rows import now
 from .session import Session
 

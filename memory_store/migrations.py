@@ -67,9 +67,47 @@ def m002_write_order_index(conn: sqlite3.Connection) -> None:
     conn.execute("DROP INDEX memories_subject")
 
 
+def _since_of(row: dict[str, Any]) -> str:
+    # Release 2 kept no date for when a value became true: outside events,
+    # occurred_at already meant "as of"; else the day the value was written.
+    return (row.get("occurred_at") or row["updated_at"])[:10]
+
+
+def m003_time(conn: sqlite3.Connection) -> None:
+    """Contract §20: each row's ``since``, its past values (JSON, NULL when none),
+    whether it is a pinned milestone, and (§21) the offset its date-time was given in. An ended row keeps an empty ``value``
+    (a stored value is never empty), so the column's NOT NULL stays."""
+    import json
+
+    conn.execute("ALTER TABLE memories ADD COLUMN since TEXT")
+    conn.execute("ALTER TABLE memories ADD COLUMN past TEXT")
+    conn.execute("ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    # The offset a date-time was written with ("+08:00", "Z"): occurred_at is kept in
+    # UTC, and the review page shows it as the person said it (contract §21).
+    conn.execute("ALTER TABLE memories ADD COLUMN occurred_offset TEXT")
+    conn.execute("UPDATE memories SET since = substr(coalesce(occurred_at, updated_at), 1, 10)")
+    # Undo restores a row exactly from its snapshot and compares the live row with the
+    # snapshot's "after": the snapshots get the same new columns, by the same rule.
+    for seq, snapshot in conn.execute("SELECT seq, snapshot FROM operations").fetchall():
+        entries = json.loads(snapshot)
+        for entry in entries:
+            for side in ("before", "after"):
+                row = entry.get(side)
+                if row is not None and "since" not in row:
+                    row.update(since=_since_of(row), past=None, pinned=0, occurred_offset=None)
+        conn.execute(
+            "UPDATE operations SET snapshot = ? WHERE seq = ?",
+            (json.dumps(entries, ensure_ascii=False), seq),
+        )
+
+
 # Append only: a released migration is never edited, renumbered or removed. Adding
 # one means raising db.SCHEMA_VERSION with it (checked here, at import).
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_write_order_index]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_initial,
+    m002_write_order_index,
+    m003_time,
+]
 if len(MIGRATIONS) != SCHEMA_VERSION:
     raise ImportError(f"{len(MIGRATIONS)} migrations for schema version {SCHEMA_VERSION}")
 

@@ -25,6 +25,12 @@ ROW_KEYS: tuple[str, ...] = (
     "updated_at",
 )
 
+# What a row carries about time (contract §20), after the keys of §6: the date its
+# current value became true, its past values, whether it has ended, whether it is
+# a pinned milestone.
+TIME_KEYS: tuple[str, ...] = ("since", "past", "ended", "pinned")
+PAST_KEYS: tuple[str, ...] = ("value", "since", "until", "source_type")
+
 SCOPES: tuple[str, ...] = ("user", "object", "relationship", "event", "hypothesis")
 SOURCE_TYPES: tuple[str, ...] = (
     "user_explicit",
@@ -35,7 +41,7 @@ SOURCE_TYPES: tuple[str, ...] = (
 )
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 DEFAULT_CONFIDENCE = "medium"
-ACTIONS: tuple[str, ...] = ("upsert", "delete")
+ACTIONS: tuple[str, ...] = ("upsert", "delete", "end")
 USER_SUBJECT = "user"
 
 # The closer to a stable judgement of a person, the stricter the source.
@@ -66,6 +72,97 @@ INPUT_BYTES_MAX = 64 * 1024
 IMPORT_BYTES_MAX = 1024 * 1024
 VALUE_CHARS_MAX = 200
 SOURCE_REF_CHARS_MAX = 200
+
+# Time (contract §20). Rows of these scopes keep their past values and can end;
+# events and hypotheses are corrected in place.
+HISTORY_SCOPES: tuple[str, ...] = ("user", "object", "relationship")
+PAST_PER_ROW_MAX = 3
+PAST_STORE_MAX = 60
+PINNED_PER_SUBJECT_MAX = 5
+STALE_HYPOTHESIS_DAYS = 60
+NEAR_CAP_SHARE = 0.8
+
+# A question about the past or about time: past values and ended rows then rank
+# with current rows by the same relevance. Chinese cues are found as substrings of
+# the question, English ones as words (after the same suffix folding as the
+# ranking: "changed" is "change").
+TIME_CUES_ZH = (  # separated by spaces
+    "以前 之前 曾经 原来 原先 当初 那时 过去 从前 早先 后来 什么时候 何时 哪天 哪一天 "
+    "几号 几月 哪年 哪一年 多久 多长时间 多少年 多少天 第一次 最早 最初 一开始 开始 "
+    "变 换 改 不再 已经不 以后 之后 那年 那天 当时"
+)
+TIME_CUES_EN = (  # separated by spaces
+    "before earlier previously previous used formerly former originally original when "
+    "long first ago since changed change switch switched anymore longer past history "
+    "until date day year month start started began begin ended end stop stopped quit"
+)
+
+# Relative time words that a stored value should not keep (tidy: the absolute date
+# follows from the row's `since`).
+RELATIVE_TIME_WORDS_ZH = (  # separated by spaces
+    "昨天 今天 明天 前天 后天 大前天 上周 下周 这周 本周 上个月 下个月 这个月 本月 "
+    "去年 今年 明年 前年 刚才 刚刚 上星期 下星期 这星期 上礼拜 下礼拜 今晚 昨晚 明晚"
+)
+RELATIVE_TIME_WORDS_EN: tuple[str, ...] = (
+    "yesterday",
+    "today",
+    "tomorrow",
+    "tonight",
+    "last week",
+    "next week",
+    "this week",
+    "last month",
+    "next month",
+    "this month",
+    "last year",
+    "next year",
+    "this year",
+    "just now",
+    "recently",
+    "the other day",
+)
+
+# Same concept, two fields (contract §20 "Same concept, two rows"): a field name's
+# words (split on "_") that name the concept. Two current rows of one scope and
+# subject whose fields name one concept are related: a change may have been
+# written under another field. The concepts are the alias table's field groups
+# (aliases.py) that people change over time, named by the words field names use.
+FIELD_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "job": (
+        "job",
+        "jobs",
+        "work",
+        "occupation",
+        "career",
+        "profession",
+        "employer",
+        "workplace",
+        "employment",
+        "position",
+        "company",
+    ),
+    "place": (
+        "city",
+        "location",
+        "lives",
+        "live",
+        "living",
+        "residence",
+        "resides",
+        "reside",
+        "based",
+        "whereabouts",
+        "district",
+        "neighborhood",
+        "neighbourhood",
+        "area",
+    ),
+    "school": ("school", "education", "university", "college", "major", "degree", "studies"),
+    "stage": ("stage", "status", "relationship_status"),
+    "partner": ("partner", "boyfriend", "girlfriend", "spouse", "husband", "wife", "dating"),
+    "goal": ("goal", "goals", "aim", "objective"),
+    "home": ("home", "apartment", "housing", "house", "flat"),
+}
 
 # Context recall.
 CONTEXT_EVENTS = 8

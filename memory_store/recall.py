@@ -61,7 +61,8 @@ def priority_order(
 
     Object rows (the display label first), relationship rows, the user
     profile, hypotheses (highest confidence, then newest), and the most
-    recent events; the budget cuts from the end.
+    recent events with every pinned milestone (contract §20); the budget cuts
+    from the end.
     """
     objects = _newest([r for r in mine if r["scope"] == "object"])
     objects.sort(key=lambda r: r["field"] != "display_label")
@@ -75,7 +76,10 @@ def priority_order(
         (r for r in mine if r["scope"] == "event"),
         key=lambda r: (r["occurred_at"] or "", r["write_seq"]),
         reverse=True,
-    )[: policy.CONTEXT_EVENTS]
+    )
+    events = events[: policy.CONTEXT_EVENTS] + [
+        r for r in events[policy.CONTEXT_EVENTS :] if r["pinned"]
+    ]
     return objects + relationships + user_rows + hypotheses + events
 
 
@@ -88,8 +92,9 @@ def context(
     """What matters for one subject (or the profile and a roster), within ``max_chars``.
 
     With ``query``: the subject's display label first, then every candidate the
-    query matches (all of the subject's events among them), best first, then
-    the rest in release 1's order.
+    query matches (all of the subject's events among them, and the past values
+    of its rows: contract §20), best first, then the rest in release 1's order.
+    Only current values are candidates without a query.
     """
     session.gate(session.settings())
     if session.blank:
@@ -98,7 +103,8 @@ def context(
         found = session.read_rows()
     else:
         found = session.read_rows(" WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
-    user_rows = _newest([r for r in found if r["scope"] == "user"])
+    current = [r for r in found if r["value"] != ""]  # an ended row has no current value
+    user_rows = _newest([r for r in current if r["scope"] == "user"])
     result: dict[str, Any] = {"subject_id": subject_id}
     candidates, label = user_rows, []
     if subject_id is None or subject_id == policy.USER_SUBJECT:
@@ -106,19 +112,41 @@ def context(
         if subject_id is None:
             result["roster"] = roster([r for r in found if r["scope"] != "user"])
     else:
-        mine = [r for r in found if r["subject_id"] == subject_id and r["scope"] != "user"]
+        mine = [r for r in current if r["subject_id"] == subject_id and r["scope"] != "user"]
         ranked = priority_order(mine, user_rows)
         candidates = [r for r in ranked if r["scope"] != "event"]
         candidates += [r for r in mine if r["scope"] == "event"]  # all of them, not only 8
         label = [r for r in ranked[:1] if r["scope"] == "object" and r["field"] == "display_label"]
-        result["subject_known"] = bool(mine)
+        result["subject_known"] = any(r["scope"] != "user" for r in found)
+    dated = _dated(current)
     if query is not None:
-        ranked = by_relevance(query, subject_id, label, candidates, ranked)
+        from . import timeline
+
+        about_time = timeline.about_time(query)
+        past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+        ranked, hits = by_relevance(query, subject_id, label, candidates, ranked, past, about_time)
+        if about_time:  # a question about time: the rows it matches carry their dates
+            dated |= hits
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
-    memories = [compact(r, subject_id) for r in ranked]
+    memories = [compact(r, subject_id, dated) for r in ranked]
     result.update(roster_fit(result, memories, max_chars))
     return result
+
+
+def _dated(current: list[dict[str, Any]]) -> set[str]:
+    """Rows whose ``since`` is worth its budget (contract §20): relationship rows,
+    hypotheses, rows with past values and rows with a same-concept sibling."""
+    out = {
+        r["id"]
+        for r in current
+        if r["scope"] in ("relationship", "hypothesis") or r["past"] is not None
+    }
+    if len(current) > 1:
+        from . import timeline
+
+        out |= timeline.with_siblings(current)
+    return out
 
 
 def roster_fit(
@@ -137,16 +165,26 @@ def roster_fit(
     return out
 
 
-def compact(row: dict[str, Any], subject_id: str | None) -> dict[str, Any]:
+def compact(
+    row: dict[str, Any], subject_id: str | None, dated: set[str] = frozenset()
+) -> dict[str, Any]:  # type: ignore[assignment]
     """A row as ``context`` and ``search`` return it (contract §13): always id, scope,
-    field and value; the rest only when it tells the reader something."""
+    field and value; the rest only when it tells the reader something. A past value
+    always carries ``since`` and ``until``; a current row in ``dated`` its ``since``
+    (unless its ``occurred_at`` already says that day)."""
     out = {"id": row["id"], "scope": row["scope"]}
     if row["subject_id"] != subject_id:
         out["subject_id"] = row["subject_id"]
     out["field"] = row["field"]
     out["value"] = row["value"]
-    if row["occurred_at"]:
-        out["occurred_at"] = row["occurred_at"]
+    occurred = row["occurred_at"]
+    if occurred:
+        out["occurred_at"] = occurred
+    if "until" in row:
+        out["since"] = row["since"]
+        out["until"] = row["until"]
+    elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
+        out["since"] = row["since"]
     hypothesis = row["scope"] == "hypothesis"
     if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
         out["confidence"] = row["confidence"]
@@ -154,21 +192,24 @@ def compact(row: dict[str, Any], subject_id: str | None) -> dict[str, Any]:
         out["source_type"] = row["source_type"]
     if hypothesis:
         out["source_ref"] = row["source_ref"]  # a guess travels with its evidence
+    if row["pinned"]:
+        out["pinned"] = True
     return out
 
 
-def _recent_first(pair: tuple[float, dict[str, Any]]) -> tuple[float, str, int]:
+def _recent_first(pair: tuple[float, dict[str, Any]]) -> tuple[float, bool, str, int]:
     score, row = pair
-    return score, row["updated_at"], row["write_seq"]
+    return score, "until" not in row, row["updated_at"], row["write_seq"]
 
 
-def matches(
+def scored(
     query: str,
     candidates: list[dict[str, Any]],
     subject_id: str | None = None,
     drop_common: bool = True,
-) -> list[dict[str, Any]]:
-    """The candidates the query matches, best first (ties: most recently written first).
+) -> list[tuple[float, dict[str, Any]]]:
+    """The candidates the query matches with their scores, best first (ties: a current
+    value before a past one, then the most recently written).
 
     Asked about a person, the user's own profile rows weigh less than that
     person's rows for the same words: the question is about them.
@@ -183,7 +224,23 @@ def matches(
         ]
     hits = [(s, r) for s, r in zip(scores, candidates, strict=True) if s > 0]
     hits.sort(key=_recent_first, reverse=True)
-    return [r for _, r in hits]
+    return hits
+
+
+def matches(
+    query: str,
+    candidates: list[dict[str, Any]],
+    subject_id: str | None = None,
+    drop_common: bool = True,
+    about_time: bool = False,
+) -> list[dict[str, Any]]:
+    """The matching candidates, best first. Past values (rows with ``until``) rank with
+    current rows when the question is about time, else after every current match:
+    a question about now is answered by what is current first (contract §20)."""
+    hits = [r for _, r in scored(query, candidates, subject_id, drop_common)]
+    if about_time:
+        return hits
+    return [r for r in hits if "until" not in r] + [r for r in hits if "until" in r]
 
 
 def by_relevance(
@@ -192,11 +249,16 @@ def by_relevance(
     first: list[dict[str, Any]],
     candidates: list[dict[str, Any]],
     priority: list[dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """``first`` (the subject's label), the matches, then the rest in ``priority`` order."""
-    placed = first + matches(query, [r for r in candidates if r not in first], subject_id)
-    taken = {r["id"] for r in placed}
-    return placed + [r for r in priority if r["id"] not in taken]
+    past: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    about_time: bool = False,
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """``first`` (the subject's label), the matches, then the rest in ``priority`` order;
+    and the ids of the rows the query matched."""
+    pool = [r for r in candidates if r not in first] + list(past)
+    found = matches(query, pool, subject_id, about_time=about_time)
+    placed = first + found
+    taken = {r["id"] for r in placed if "until" not in r}
+    return placed + [r for r in priority if r["id"] not in taken], {r["id"] for r in found}
 
 
 def search(
@@ -207,10 +269,18 @@ def search(
     limit: int = policy.SEARCH_LIMIT_DEFAULT,
     max_chars: int = policy.SEARCH_MAX_CHARS_DEFAULT,
 ) -> dict[str, Any]:
-    """The rows a question matches, across subjects (or one subject or scope), best first."""
+    """The rows a question matches, across subjects (or one subject or scope), best first;
+    past values among them, marked with ``until`` (contract §20)."""
     session.gate(session.settings())
+    from . import timeline
+
     found = [] if session.blank else _select(session, subject_id, scope)
-    hits = [compact(r, None) for r in matches(query, found, drop_common=False)[:limit]]
+    current = [r for r in found if r["value"] != ""]
+    past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+    about_time = timeline.about_time(query)
+    ranked = matches(query, current + past, drop_common=False, about_time=about_time)[:limit]
+    dated = _dated(current) | ({r["id"] for r in ranked} if about_time else set())
+    hits = [compact(r, None, dated) for r in ranked]
     kept, omitted = fit(hits, max_chars)
     return {"query": query, "count": len(kept), "memories": kept, "truncated": omitted > 0}
 

@@ -6,15 +6,19 @@ import json
 import time
 
 from . import db, policy
-from .policy import ROW_KEYS
+from .policy import ROW_KEYS, TIME_KEYS
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-# Internal columns kept in snapshots so that undo restores a row exactly.
-ALL_COLUMNS = (*ROW_KEYS, "occurred_key", "write_seq")
+# Internal columns kept in snapshots so that undo restores a row exactly. ``past``
+# is JSON text (NULL when none); an ended row's ``value`` is "" (a stored value
+# never is), shown as null.
+STORED_TIME = ("since", "past", "pinned", "occurred_offset")
+ALL_COLUMNS = (*ROW_KEYS, *STORED_TIME, "occurred_key", "write_seq")
+PUBLIC_KEYS = (*ROW_KEYS, *TIME_KEYS)
 SELECT = "SELECT " + ", ".join(ALL_COLUMNS) + " FROM memories"
 INSERT = (
     f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
@@ -54,8 +58,27 @@ def now() -> str:
 
 
 def public(row: dict[str, Any]) -> dict[str, Any]:
-    """The row as hosts see it: the contract's keys, nothing internal."""
-    return {k: row[k] for k in ROW_KEYS}
+    """The row as hosts see it: the contract's keys and its time (§20), nothing internal."""
+    out = {k: row[k] for k in ROW_KEYS}
+    ended = row["value"] == ""
+    if ended:
+        out["value"] = None
+    out["since"] = row["since"]
+    out["past"] = past_of(row)
+    out["ended"] = ended
+    out["pinned"] = bool(row["pinned"])
+    return out
+
+
+def past_of(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row's past values, oldest first: ``{value, since, until, source_type}``."""
+    raw = row["past"]
+    return json.loads(raw) if raw else []
+
+
+def is_current(row: dict[str, Any]) -> bool:
+    """Whether the row has a current value (an ended row has none)."""
+    return row["value"] != ""
 
 
 def key_of(row: dict[str, Any]) -> str:
@@ -69,6 +92,10 @@ def key_of(row: dict[str, Any]) -> str:
 def storage_order(row: dict[str, Any]) -> tuple[int, str, str, str]:
     """``show`` and ``export`` order: scope, subject, field, event date."""
     return (SCOPE_ORDER[row["scope"]], row["subject_id"], row["field"], row["occurred_key"])
+
+
+def today() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 def label(row: dict[str, Any]) -> str:

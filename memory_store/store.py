@@ -121,17 +121,17 @@ class MemoryStore:
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
         check_text(op_id, "op_id")
-        from . import changes
+        from . import operations
 
         with self._open() as session:
-            return changes.undo(session, op_id)
+            return operations.undo(session, op_id)
 
     def log(self) -> dict[str, Any]:
         """The undoable operations, newest first."""
-        from . import changes
+        from . import operations
 
         with self._open() as session:
-            return changes.log(session)
+            return operations.log(session)
 
     # ------------------------------------------------------------------ reading
 

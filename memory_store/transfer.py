@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
     from .session import Session
 
-EXPORT_FORMAT = "memory-store-export/v1"
+EXPORT_FORMAT = "memory-store-export/v2"  # v2: each row's time (contract §20)
+READ_FORMATS = ("memory-store-export/v1", EXPORT_FORMAT)
 # What an upsert delta carries of a row (the rest is the row's identity or its times).
 _DELTA_KEYS = tuple(k for k in ROW_KEYS if k not in ("id", "created_at", "updated_at"))
 
@@ -45,7 +46,7 @@ def check_output(
 
 
 def document(session: Session) -> dict[str, Any]:
-    """Everything live as one ``memory-store-export/v1`` document (not the undo snapshots)."""
+    """Everything live as one ``memory-store-export/v2`` document (not the undo snapshots)."""
     s = session.settings()
     found = [] if session.blank else rows.select(session.conn)
     found.sort(key=rows.storage_order)
@@ -120,11 +121,11 @@ def _document_rows(body: Any) -> list[Any]:
     if not isinstance(body, dict) or not isinstance(body.get("format"), str):
         raise _bad("not a memory-store export document (no format)", "$.format")
     found = body["format"]
-    if found != EXPORT_FORMAT:
+    if found not in READ_FORMATS:
         newer = found.startswith(_FORMAT_PREFIX)
         raise _bad(
             f"document format {found!r} is {'another version' if newer else 'not an export'}; "
-            f"this release reads {EXPORT_FORMAT}",
+            f"this release reads {' and '.join(READ_FORMATS)}",
             "$.format",
         )
     extra = sorted(
@@ -141,16 +142,18 @@ def _document_rows(body: Any) -> list[Any]:
     return memories
 
 
-def _delta_of(row: Any, index: int) -> dict[str, Any]:
+def _delta_of(row: Any, index: int, version: int) -> dict[str, Any]:
     """A stored row as the delta that writes it, checked like apply's (field rules,
-    sensitive content, eligibility), with its id and times kept for the restore."""
+    sensitive content, eligibility), with its id, times and (version 2) history kept
+    for the restore."""
     from . import validation
 
     path = f"$.memories[{index}]"
     if not isinstance(row, dict):
         raise _bad("a memory must be a JSON object", path, index)
-    if set(row) != set(ROW_KEYS):
-        odd = sorted(set(row) ^ set(ROW_KEYS))
+    keys = ROW_KEYS if version == 1 else rows.PUBLIC_KEYS
+    if set(row) != set(keys):
+        odd = sorted(set(row) ^ set(keys))
         raise _bad(f"a memory has exactly the row keys; not: {', '.join(odd)}", path, index)
     if not isinstance(row["id"], str):
         raise _bad("id must be a string", f"{path}.id", index)
@@ -158,10 +161,69 @@ def _delta_of(row: Any, index: int) -> dict[str, Any]:
         if not _is_time(row[key]):
             raise _bad(f"{key} must be a UTC time YYYY-MM-DDTHH:MM:SSZ", f"{path}.{key}", index)
     delta = {k: row[k] for k in _DELTA_KEYS if row[k] is not None}
+    history = _history(row, index, path) if version == 2 else None
+    if history and history["ended"]:
+        delta["value"] = history["past"][-1]["value"]  # checked as the value it was
     d = validation.normalize_delta(delta, index, path)
     validation.check_policy(d, index, path)
     d.update(id=row["id"], created_at=row["created_at"], updated_at=row["updated_at"])
+    if history is None:  # version 1 kept no time: the rule of the migration
+        d.update(since=(d["occurred_at"] or row["updated_at"])[:10], past=None, pinned=False)
+        return d
+    for i, p in enumerate(history["past"]):
+        entry = {**delta, "value": p["value"], "source_type": p["source_type"]}
+        where = f"{path}.past[{i}]"
+        validation.check_policy(validation.normalize_delta(entry, index, where), index, where)
+    d.update(since=history["since"], pinned=history["pinned"])
+    d["past"] = json.dumps(history["past"], ensure_ascii=False) if history["past"] else None
+    if history["ended"]:
+        d["value"] = ""
     return d
+
+
+def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
+    """A version-2 row's time, in the shape ``show`` gives it (contract §20)."""
+    if not _is_date(row["since"]):
+        raise _bad("since must be a date YYYY-MM-DD", f"{path}.since", index)
+    past = row["past"]
+    if not isinstance(past, list) or len(past) > policy.PAST_PER_ROW_MAX:
+        raise _bad(
+            f"past must be a list of at most {policy.PAST_PER_ROW_MAX} values",
+            f"{path}.past",
+            index,
+        )
+    for i, p in enumerate(past):
+        ok = isinstance(p, dict) and set(p) == set(policy.PAST_KEYS)
+        ok = ok and _is_date(p["since"]) and _is_date(p["until"]) and p["since"] <= p["until"]
+        ok = ok and isinstance(p["value"], str) and isinstance(p["source_type"], str)
+        if not ok:
+            raise _bad(
+                "a past value is {value, since, until, source_type}, since <= until",
+                f"{path}.past[{i}]",
+                index,
+            )
+    if past and row["scope"] not in policy.HISTORY_SCOPES:
+        raise _bad(f"a {row['scope']} row keeps no past values", f"{path}.past", index)
+    ended, pinned = row["ended"], row["pinned"]
+    if not isinstance(ended, bool) or ended != (row["value"] is None) or (ended and not past):
+        raise _bad(
+            "ended is true exactly when value is null, and an ended row has a past",
+            f"{path}.ended",
+            index,
+        )
+    if not isinstance(pinned, bool) or (pinned and row["scope"] != "event"):
+        raise _bad("pinned is a boolean, true only on an event", f"{path}.pinned", index)
+    return {"since": row["since"], "past": past, "ended": ended, "pinned": pinned}
+
+
+def _is_date(value: Any) -> bool:
+    if not isinstance(value, str) or len(value) != 10:
+        return False
+    try:
+        time.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        return False
+    return True
 
 
 def import_(session: Session, source: object, dry_run: bool = False) -> dict[str, Any]:
@@ -175,7 +237,9 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
     elif not isinstance(raw, (bytes, str)):
         raw = json.dumps(raw, ensure_ascii=False)
     body = validation.parse_body(raw, policy.IMPORT_BYTES_MAX, "an export document")
-    deltas = [_delta_of(row, i) for i, row in enumerate(_document_rows(body))]
+    memories = _document_rows(body)
+    version = READ_FORMATS.index(body["format"]) + 1
+    deltas = [_delta_of(row, i, version) for i, row in enumerate(memories)]
     seen: dict[tuple[str, ...], int] = {}
     for i, d in enumerate(deltas):
         key = validation.row_key(d)
@@ -217,7 +281,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
 
 def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
     """The review page (``review.py``) of everything stored, written to a new private file."""
-    from . import __version__, changes
+    from . import __version__, operations
     from .consent import limits
     from .review import render_review
 
@@ -240,7 +304,7 @@ def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
         "limits": limits(),
         "counts": {"total": len(memories), "by_scope": by_scope},
         "memories": memories,
-        "operations": changes.log(session)["operations"],
+        "operations": operations.log(session)["operations"],
     }
     path = write_private(output, render_review(snapshot), "review")
     people = {m["subject_id"] for m in memories} - {policy.USER_SUBJECT}

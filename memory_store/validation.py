@@ -244,25 +244,34 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
             raise _invalid(f"{key} does not match {regex.pattern}", index, f"{prefix}.{key}")
     action = work.get("action", "upsert")
     out: Delta = {"action": action}
-    if action == "delete" and "id" in work:
+    if action != "upsert" and "id" in work:
         out["id"] = work["id"]
+        if action == "end":  # when the value stopped being true
+            out["occurred_at"] = _occurred(work, index, prefix)
         return out
     scope = work["scope"]
     out["scope"] = scope
     out["subject_id"] = policy.USER_SUBJECT if scope == "user" else work["subject_id"]
     out["field"] = work["field"]
-    occurred = work.get("occurred_at")
-    out["occurred_at"] = (
-        _normalize_occurred_at(occurred, index, f"{prefix}.occurred_at") if occurred else None
-    )
-    if action == "delete":
+    out["occurred_at"] = _occurred(work, index, prefix)
+    if action != "upsert":
         return out
+    m = _DATETIME_RE.fullmatch(work.get("occurred_at") or "")
+    out["occurred_offset"] = m.group(8) if m else None
     out["value"] = work["value"]
     out["source_type"] = work["source_type"]
     out["source_ref"] = work.get("source_ref") or None
     out["confidence"] = work.get("confidence", policy.DEFAULT_CONFIDENCE)
     out["sensitive"] = work.get("sensitive", False)
+    out["correction"] = work.get("correction", False)
+    out["replaces"] = work.get("replaces")
+    out["pinned"] = work.get("pinned")  # None: an existing event keeps its pin
     return out
+
+
+def _occurred(work: dict[str, Any], index: int, prefix: str) -> str | None:
+    occurred = work.get("occurred_at")
+    return _normalize_occurred_at(occurred, index, f"{prefix}.occurred_at") if occurred else None
 
 
 def row_key(delta: Delta) -> tuple[str, str, str, str]:
@@ -318,7 +327,7 @@ def load_deltas(payload: Any) -> list[Delta]:
 
 
 def check_policy(delta: Delta, index: int, prefix: str) -> None:
-    if delta["action"] == "delete":
+    if delta["action"] != "upsert":
         return
     if delta.get("sensitive"):
         raise MemoryStoreError(

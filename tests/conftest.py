@@ -52,6 +52,8 @@ ROW_KEYS = (
     "created_at",
     "updated_at",
 )
+# Contract §20: what every row carries about time, after the keys of §6 (show, export v2).
+TIME_KEYS = ("since", "past", "ended", "pinned")
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, fails, ok, store_files, values_of
+from conftest import DB_NAME, TIME_KEYS, db_connect, delta, fails, ok, store_files, values_of
 
 ZH = "双方已确认进入排他约会"
 REFERENCE_DELTA = (
@@ -273,7 +273,8 @@ def test_context_budget_drops_lowest_priority_first(enabled: Path) -> None:
     assert full["truncated"] is False
     assert ids(full["memories"]) == set(order)
     assert _size(full["memories"]) <= 8000
-    whole = [rows[m] for m in order]
+    # The rows as release 1 returned them (the contract's keys of §6) fit as well.
+    whole = [{k: v for k, v in rows[m].items() if k not in TIME_KEYS} for m in order]
     assert _size(whole) <= 8000
 
     seen_truncated = False
@@ -607,9 +608,13 @@ def test_clear_removes_rows_and_history_keeps_consent(enabled: Path, state: str)
 
 def test_export_document(enabled: Path) -> None:
     put(delta(field="mbti", value="OVERWRITTEN-OLD"))
-    put(delta(field="mbti", value="INFJ"), delta("user", field="goal", value="长期关系"))
+    # A correction keeps no past value (§20): the old value survives only in a snapshot.
+    put(
+        delta(field="mbti", value="INFJ", correction=True),
+        delta("user", field="goal", value="长期关系"),
+    )
     doc = ok("export")["document"]
-    assert doc["format"] == "memory-store-export/v1"
+    assert doc["format"] == "memory-store-export/v2"
     assert doc["memories"] == ok("show")["memories"]
     assert doc["policy_version"] == 1
     assert True in values_of(doc, "enabled") + values_of(doc, "consent_enabled")
@@ -626,7 +631,7 @@ def test_export_output_file(enabled: Path, tmp_path: Path) -> None:
     assert Path(data["path"]) == out
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
     doc = json.loads(out.read_text("utf-8"))
-    assert doc["format"] == "memory-store-export/v1"
+    assert doc["format"] == "memory-store-export/v2"
     assert doc["memories"] == ok("show")["memories"]
     assert "小A" in out.read_text("utf-8")
     # never overwrite
@@ -711,7 +716,8 @@ def test_reference_example(enabled: Path) -> None:
     ctx = ok("context", "--subject-id", "obj-a", "--max-chars", "4000")
     # Compact (contract §13): the subject asked for, the timestamps and the
     # evidence of a non-hypothesis are left out.
-    dropped = ("subject_id", "created_at", "updated_at", "source_ref")
+    # Its since (§20) is its occurred_at's day, which the row already carries.
+    dropped = ("subject_id", "created_at", "updated_at", "source_ref", *TIME_KEYS)
     assert ctx["memories"] == [{k: v for k, v in memory.items() if k not in dropped}]
     assert ctx["truncated"] is False and ctx["omitted"] == 0
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from conftest import ROW_KEYS as CONTRACT_ROW_KEYS
+from conftest import TIME_KEYS as CONTRACT_TIME_KEYS
 from conftest import Result, cli
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
@@ -38,7 +39,7 @@ from memory_store import policy
 from memory_store.cli import build_command_parser, build_parser
 from memory_store.commands import COMMANDS
 from memory_store.errors import EXIT_STATUS
-from memory_store.policy import ROW_KEYS
+from memory_store.policy import ROW_KEYS, TIME_KEYS
 
 # Commands that answer with an envelope when they succeed (mcp serves JSON-RPC instead).
 ENVELOPE_COMMANDS = [name for name, c in COMMANDS.items() if not c.serves]
@@ -177,9 +178,9 @@ def test_one_data_schema_per_command() -> None:
 
 
 def test_memory_row_schema_has_exactly_the_contract_keys() -> None:
-    contract = list(CONTRACT_ROW_KEYS)
+    contract = [*CONTRACT_ROW_KEYS, *CONTRACT_TIME_KEYS]
     schema = _schema("memory.schema.json")
-    assert list(schema["properties"]) == contract == list(ROW_KEYS)
+    assert list(schema["properties"]) == contract == [*ROW_KEYS, *TIME_KEYS]
     assert schema["required"] == contract
     assert schema["additionalProperties"] is False
 
@@ -416,7 +417,7 @@ def _play(base: Path) -> dict[str, Result]:
     s.run("restore-enable", "restore", "enable", "--confirm")
     s.run("import", "restore", "import", str(out))
     newer = base / "newer.json"
-    newer.write_text(out.read_text(encoding="utf-8").replace("export/v1", "export/v2"))
+    newer.write_text(out.read_text(encoding="utf-8").replace("export/v2", "export/v3"))
     s.run("import-newer", "restore", "import", str(newer))
     s.run("import-missing", "restore", "import", str(base / "nowhere.json"))
     s.run("doctor", a, "doctor")

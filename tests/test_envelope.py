@@ -597,7 +597,7 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     for m in ok("show")["memories"]:
         assert set(m) >= set(ROW_KEYS)
     for m in ok("context", "--subject-id", "obj-a")["memories"]:  # compact (§13)
-        assert {"id", "scope", "field", "value"} <= set(m) < set(ROW_KEYS)
+        assert {"id", "scope", "field", "value"} <= set(m) < set(ROW_KEYS) | {"since", "pinned"}
     op = ok("log")["operations"][0]
     assert set(op) >= {"op_id", "created_at", "action", "summary", "rows"}
     assert op["op_id"] == applied["op_id"] and op["rows"] == 1

@@ -53,10 +53,14 @@ def find_leaks(store_dir: Path, needles: list[str]) -> list[tuple[str, str]]:
 
 
 def retained_markers(store_dir: Path) -> set[str]:
-    """Markers the store is still allowed to hold: live rows and undo snapshots."""
+    """Markers the store is still allowed to hold: live rows, their past values (§20) and
+    undo snapshots."""
     conn = db_connect(store_dir, readonly=True)
     try:
         text = " ".join(r[0] for r in conn.execute("SELECT value FROM memories"))
+        text += " ".join(
+            r[0] for r in conn.execute("SELECT past FROM memories WHERE past NOT NULL")
+        )
         text += " ".join(r[0] for r in conn.execute("SELECT snapshot FROM operations"))
     finally:
         conn.close()
@@ -136,8 +140,9 @@ def test_undo_erases_the_written_value(watched: Path) -> None:
 
 
 def test_overwritten_value_leaves_with_the_undo_window(watched: Path) -> None:
+    # A correction keeps no past value (§20), so the old value lives only in the snapshot.
     apply(delta(field="stage", value="old-stage-will-expire"))
-    apply(delta(field="stage", value="new-stage"))
+    apply(delta(field="stage", value="new-stage", correction=True))
     for i in range(19):
         apply(delta(subject=f"pad-{i}", field="fact", value=f"pad {i}"))
     # The overwriting operation is still in the window: its snapshot keeps the old value.
@@ -270,7 +275,10 @@ def churn(tmp_path: Path, seed: int, steps: int) -> None:
                 rows = store.show(subject_id=s)["memories"]
                 if rows:
                     victim = rng.choice(rows)
-                    store.apply({"action": "delete", "id": victim["id"]})
+                    ends = (
+                        victim["scope"] == "object" and not victim["ended"] and rng.random() < 0.4
+                    )
+                    store.apply({"action": "end" if ends else "delete", "id": victim["id"]})
             elif roll < 0.75:
                 store.undo()
             elif roll < 0.85:

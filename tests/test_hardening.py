@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import DB_NAME, db_connect, delta, fails, ok, put, run_cli
 
+from memory_store import migrations
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 
@@ -229,7 +231,9 @@ def test_two_first_enables_at_once_never_report_corrupt(private_store: Path) -> 
     envelope = first.resume()
     assert envelope["ok"] is True, envelope["error"]
     status = ok("status")
-    assert status["consent_enabled"] is True and status["schema_version"] == 2
+    assert status["consent_enabled"] is True and status["schema_version"] == len(
+        migrations.MIGRATIONS
+    )
     assert ok("doctor")["ok"] is True
 
 

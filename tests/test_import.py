@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROW_KEYS, delta, fails, ok, put, run_cli
+from conftest import ROW_KEYS, TIME_KEYS, delta, fails, ok, put, run_cli
 
 EVERY_KIND = [
     delta("user", field="goal", value="找到长期稳定的关系", source="user_explicit"),
@@ -292,4 +292,4 @@ def test_a_taken_id_is_replaced_not_shared(enabled: Path, tmp_path: Path) -> Non
 def test_rows_carry_exactly_the_contract_keys(exported: tuple[Path, list[dict[str, Any]]]) -> None:
     path, _ = exported
     doc = export_to(path)
-    assert all(list(m) == list(ROW_KEYS) for m in doc["memories"])
+    assert all(list(m) == [*ROW_KEYS, *TIME_KEYS] for m in doc["memories"])

@@ -44,6 +44,10 @@ EXPECTED_TABLES = {
         "created_at",
         "updated_at",
         "write_seq",
+        "since",  # release 3 (contract §20): added by m003_time
+        "past",
+        "pinned",
+        "occurred_offset",
     ],
     "operations": ["seq", "op_id", "created_at", "action", "summary", "rows", "snapshot"],
     "operation_rows": ["seq", "memory_id", "subject_id", "row_key"],
@@ -296,10 +300,22 @@ def test_a_v1_store_migrates_on_the_next_command_with_its_data_intact(
     before = data_dump(path)
     ok(*command)
     assert_current_schema(path)
-    assert data_dump(path) == before  # the migration touched the schema only
+    after = data_dump(path)
+    # Release 3's migration adds each row's time and nothing else: since is the row's
+    # occurred_at or the day it was written, no past, not pinned.
+    assert after["memories"] == [
+        (*row, (row[8] or row[11])[:10], None, 0, None) for row in before["memories"]
+    ]
+    assert after["settings"] == before["settings"]
+    assert after["operation_rows"] == before["operation_rows"]
     shown = ok("show")
+    expected = [
+        {**r, "since": (r["occurred_at"] or r["updated_at"])[:10], "past": [], "ended": False}
+        | {"pinned": False}
+        for r in fixture["rows"]
+    ]
     assert sorted(shown["memories"], key=lambda r: r["id"]) == sorted(
-        fixture["rows"], key=lambda r: r["id"]
+        expected, key=lambda r: r["id"]
     )
     status = ok("status")
     assert status["consent_enabled"] is True and status["consent_at"] == T0
