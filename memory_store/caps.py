@@ -155,9 +155,10 @@ class Enforcer:
         )
 
     def _candidates(self, where: str, params: Any) -> list[dict[str, Any]]:
-        """Prunable rows, least recently written first (``updated_at``, then write order)."""
+        """Prunable rows, least recently written first (``updated_at``, then write order);
+        a pinned milestone never is (contract §20)."""
         found = rows.select(self.conn, where + " ORDER BY updated_at, write_seq", params)
-        return [c for c in found if c["id"] not in self.protected]
+        return [c for c in found if c["id"] not in self.protected and not c["pinned"]]
 
     def _prune(self, victims: list[dict[str, Any]]) -> None:
         for row in victims:
