@@ -73,7 +73,7 @@ class _Page:
             for r in memories
             if r.get("scope") == "object"
             and r.get("field") == "display_label"
-            and r.get("value") is not None
+            and r.get("value")  # an ended label names no one
         }
         self.offsets = {
             (str(r.get("subject_id")), str(r.get("field")), str(r.get("occurred_at"))): r.get(
@@ -216,7 +216,7 @@ def _person(
 ) -> str:
     label = page.labels.get(subject)
     code = f'<code class="id">{e(subject)}</code>'
-    title = f"<h2>{e(label)}</h2>{code}" if label is not None else f"<h2>{e(subject)}</h2>"
+    title = f"<h2>{e(label)}</h2>{code}" if label else f"<h2>{e(subject)}</h2>"
     sections = "".join(
         _section(kind, kind_rows, page)
         for kind in KINDS
@@ -269,7 +269,7 @@ def _overview(
     ]
     stat_html = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in stats)
     links = "".join(
-        f'<a href="#p{i}">{e(page.labels.get(s, s))}</a>' for i, (s, _) in enumerate(people, 1)
+        f'<a href="#p{i}">{e(page.labels.get(s) or s)}</a>' for i, (s, _) in enumerate(people, 1)
     )
     people_html = f'<p class="people">{links}</p>' if links else ""
     return (
