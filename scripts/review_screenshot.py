@@ -4,11 +4,13 @@ Builds a throwaway store through the real CLI (the same data as the browser
 tests: you, 小林 and Alex, every kind), renders the page, has headless Chromium
 take a tall screenshot, trims the empty canvas below the page, and stores it
 with a 256-colour palette (a page is mostly a few flat colours; anti-aliased
-edges map to their nearest) so the whole page fits in a small PNG. Needs
+edges map to their nearest) so the whole page fits in a small PNG. The page
+is made in the zone of --tz (default UTC+08:00, the example person's), so the
+picture does not depend on this machine's. Needs
 chromium and the test extra (`pip install -e ".[test]"`); Chinese text needs a
 CJK font (Debian: fonts-noto-cjk), or it shows as boxes.
 
-    python scripts/review_screenshot.py [--output PATH]
+    python scripts/review_screenshot.py [--output PATH] [--tz POSIX-TZ]
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import struct
 import sys
 import tempfile
+import time
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -73,12 +76,15 @@ def main() -> int:
         "--output", type=Path, default=ROOT / "documentation" / "review-example.png"
     )
     parser.add_argument("--height", type=int, default=6000, help="canvas height before trimming")
+    parser.add_argument("--tz", default="CST-8", help="time zone the page is made in (POSIX TZ)")
     args = parser.parse_args()
     if browser.find_browser() is None:
         print("no chromium on PATH: apt-get install -y chromium", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="review-example-") as tmp:
         os.environ["MEMORY_STORE_DIR"] = str(Path(tmp) / "store")
+        os.environ["TZ"] = args.tz  # the CLI runs in this process: the page takes this zone
+        time.tzset()
         browser.ok("enable", "--confirm")
         browser.build_realistic_store()
         page = browser.write_review(Path(tmp) / "review.html")

@@ -1,0 +1,295 @@
+"""The review page's parts: its words, its stylesheet, escaping, and how it shows times.
+
+Split from ``review.py`` so that the page's assembly stays readable. Nothing
+here reads the store; every stored string that reaches markup goes through
+``e`` (or a helper that calls it).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from html import escape
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the CLI's start-up cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+# (Chinese, English) pairs: the reader may read either, so both are always shown.
+KIND_TITLES = {
+    "user": ("你的资料", "Your profile"),
+    "object": ("资料", "Facts"),
+    "relationship": ("关系", "Relationship"),
+    "event": ("时间线", "Timeline"),
+    "hypothesis": ("推测", "Guesses"),
+}
+KIND_NOTES = {
+    "user": (
+        "你亲口告诉助手的目标、偏好和界限。",
+        "Goals, preferences and boundaries you told the assistant.",
+    ),
+    "object": ("你告诉助手的关于这个人的稳定事实。", "Stable facts you gave about this person."),
+    "relationship": (
+        "你们之间的阶段、约定和目标。",
+        "Where the two of you stand: stage, agreements, goals.",
+    ),
+    "event": ("按日期排列的转折点。", "Turning points, in date order."),
+    "hypothesis": (
+        "助手的推测，不是事实。不对就删掉或纠正它。",
+        "The assistant's tentative readings, not facts. Forget or correct any that are wrong.",
+    ),
+}
+SOURCES = {
+    "user_explicit": ("你亲口说的", "you said so"),
+    "user_report": ("你转述的", "you relayed it"),
+    "chatlab": ("聊天记录", "a chat record"),
+    "tool": ("工具", "a tool"),
+    "assistant_inference": ("助手推断", "the assistant's inference"),
+}
+CONFIDENCE = {"high": ("高", "high"), "medium": ("中", "medium"), "low": ("低", "low")}
+CONSENT = {
+    "enabled": ("已启用", "Enabled", "助手可以保存和回忆。", "The assistant may save and recall."),
+    "paused": (
+        "已暂停",
+        "Paused",
+        "助手暂时不保存也不回忆，memory-store resume 可恢复。",
+        "The assistant neither saves nor recalls until memory-store resume.",
+    ),
+    "revoked": (
+        "已撤回",
+        "Revoked",
+        "助手不能保存或回忆；已有记录保留，直到你删除。",
+        "The assistant can neither save nor recall; what is here stays until you delete it.",
+    ),
+    "absent": ("未同意", "Not given", "从未同意保存记忆。", "Consent to remember was never given."),
+}
+
+FINDINGS = {
+    "same_concept": ("同一件事记了两条", "The same thing, twice"),
+    "stale_hypothesis": ("很久没更新的推测", "A guess not revisited"),
+    "relative_date": ("相对的日期", "A relative date"),
+    "near_cap": ("快记满了", "Nearly full"),
+    "ended": ("已结束", "Ended"),
+}
+
+STYLE = """
+:root { --ink:#2a2d33; --soft:#6b7079; --line:#e3e0d8; --paper:#f7f5f0; --card:#fff;
+  --accent:#2f6b66; --accent-bg:#e8f1ef; --guess:#8a5a00; --guess-bg:#fdf7e8; --warn:#a4461f; }
+* { box-sizing: border-box; }
+html { background: var(--paper); }
+body { margin: 0 auto; max-width: 1160px; padding: 36px 28px 48px; color: var(--ink);
+  font: 15px/1.65 system-ui, -apple-system, "Segoe UI", "PingFang SC", "Hiragino Sans GB",
+    "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", "Helvetica Neue", Arial, sans-serif; }
+code, .cmd { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Noto Sans Mono CJK SC",
+  monospace; font-size: 0.86em; }
+h1 { font-size: 26px; font-weight: 600; margin: 0 0 4px; letter-spacing: 0.01em; }
+h2 { font-size: 21px; font-weight: 600; margin: 0; }
+h3 { font-size: 15px; font-weight: 600; margin: 22px 0 2px; color: var(--accent); }
+[lang="en"] { color: inherit; }
+.sub, .note, .meta, .stamp { color: var(--soft); }
+.note { margin: 0 0 10px; font-size: 13.5px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
+  padding: 20px 26px; margin: 18px 0; box-shadow: 0 1px 2px rgba(40, 40, 30, 0.04); }
+.value { white-space: pre-wrap; overflow-wrap: anywhere; }
+.pill { display: inline-block; border-radius: 999px; padding: 1px 10px; font-size: 13px;
+  background: var(--accent-bg); color: var(--accent); }
+.state-paused, .state-revoked, .state-absent { background: #fbeee8; color: var(--warn); }
+.stats { display: flex; flex-wrap: wrap; gap: 10px 28px; margin: 14px 0 0; padding: 0; }
+.stats div { min-width: 150px; }
+.stats dt { font-size: 12.5px; color: var(--soft); }
+.stats dd { margin: 0; font-size: 18px; font-variant-numeric: tabular-nums; }
+.people a { color: var(--accent); text-decoration: none; margin-right: 14px; }
+.person-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; }
+.caps { display: flex; flex-wrap: wrap; gap: 6px 8px; margin: 10px 0 0; font-size: 13px; }
+.caps > span { border: 1px solid var(--line); border-radius: 6px; padding: 1px 8px; color: var(--soft); }
+.caps .full { border-color: #e6c79a; color: var(--guess); background: var(--guess-bg); }
+.count { font-variant-numeric: tabular-nums; color: var(--ink); }
+table { width: 100%; border-collapse: collapse; font-size: 14px; }
+table.facts { table-layout: fixed; }
+.facts thead th:nth-child(1) { width: 19%; } .facts thead th:nth-child(3) { width: 31%; }
+.facts thead th:nth-child(4) { width: 15%; }
+.ops thead th:nth-child(1) { width: 19%; } .ops thead th:nth-child(2) { width: 16%; }
+.ops .cmd { margin-top: 4px; }
+.meta > span { white-space: nowrap; }
+.meta > span + span::before { content: "·"; margin-right: 7px; color: #b9bcc2; }
+th, td { text-align: left; vertical-align: top; padding: 7px 10px 7px 0; border-bottom: 1px solid var(--line); }
+thead th { font-size: 12px; font-weight: 500; color: var(--soft); }
+tbody th { font-weight: 500; overflow-wrap: anywhere; }
+td.meta { font-size: 12.5px; }
+td.meta > span { display: block; white-space: normal; }
+td.meta > span + span::before { content: none; }
+td.id, .id { font-size: 12.5px; color: #4f545c; }
+td.id code, code.id { white-space: nowrap; }
+.timeline { list-style: none; margin: 6px 0 0; padding: 0 0 0 18px; border-left: 2px solid var(--accent-bg); }
+.timeline li { position: relative; padding: 4px 0 12px 12px; break-inside: avoid; }
+.timeline li::before { content: ""; position: absolute; left: -25px; top: 11px; width: 10px; height: 10px;
+  border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
+.timeline .date { font-weight: 600; font-variant-numeric: tabular-nums; margin-right: 10px; }
+.timeline .meta, .guess .meta { font-size: 12.5px; margin: 2px 0 0; }
+.guesses { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 12px; }
+.guess { background: var(--guess-bg); border: 1px dashed #dcb877; border-radius: 10px; padding: 12px 14px;
+  break-inside: avoid; }
+.guess .badge { display: inline-block; font-size: 12px; font-weight: 600; color: var(--guess);
+  border: 1px solid #dcb877; border-radius: 999px; padding: 0 9px; margin-right: 6px; }
+.guess .value { margin: 6px 0 4px; font-style: italic; }
+.evidence { font-size: 13px; margin: 0; }
+.forget { margin: 16px 0 0; font-size: 13.5px; color: var(--soft); }
+.cmd { display: inline-block; background: #f1efe9; border-radius: 6px; padding: 1px 8px; color: var(--ink);
+  overflow-wrap: anywhere; }
+.how li { margin: 6px 0; }
+.ref { overflow-wrap: anywhere; white-space: pre-wrap; }
+.since { font-size: 12.5px; color: var(--soft); margin-top: 2px; }
+.history { margin: 6px 0 0; font-size: 13px; color: var(--soft); }
+.history ol { list-style: none; margin: 2px 0 0; padding: 0 0 0 10px; border-left: 2px solid var(--line); }
+.history li { margin: 2px 0; }
+.history .span { font-variant-numeric: tabular-nums; white-space: nowrap; margin-right: 6px; }
+.history .value { color: var(--ink); }
+.ended-mark, .milestone { display: inline-block; font-size: 12px; font-weight: 600; border-radius: 999px;
+  padding: 0 9px; margin-right: 6px; }
+.ended-mark { color: var(--warn); border: 1px solid #e8b9a4; background: #fbeee8; }
+.milestone { color: var(--accent); border: 1px solid #9cc3bd; background: var(--accent-bg); }
+tr.ended th, tr.ended .now { color: var(--soft); }
+.timeline li.pinned::before { background: var(--accent); }
+.findings { list-style: none; margin: 8px 0 0; padding: 0; }
+.findings li { border-top: 1px solid var(--line); padding: 8px 0; }
+.findings .kind { font-weight: 600; margin-right: 8px; }
+.findings .meta { margin: 2px 0 0; font-size: 12.5px; }
+.who { border-bottom: 1px dotted #b9bcc2; }
+.empty { font-size: 16px; color: var(--soft); text-align: center; padding: 24px 0; }
+footer { color: var(--soft); font-size: 12.5px; margin-top: 28px; }
+@media print {
+  html, body { background: #fff; }
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  .card { box-shadow: none; border-color: #bbb; padding: 12px 0 0; border-width: 1px 0 0; border-radius: 0; }
+  .guess { background: #fff; }
+  .timeline { margin-left: 8px; }
+  td.id, .id { font-size: 8pt; }
+  .people a { color: inherit; }
+  tr, .guess, .timeline li { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  @page { margin: 16mm 14mm; }
+}
+"""
+
+
+def e(value: Any) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def bi(zh: str, en: str) -> str:
+    return f'{zh} · <span lang="en">{en}</span>'
+
+
+def say(zh: str, en: str) -> str:
+    # Sentences end with their own punctuation, so they need no separator.
+    return f'{zh} <span lang="en">{en}</span>'
+
+
+def pair(table: dict[str, tuple[str, str]], key: Any) -> str:
+    # A value the page does not know (a newer release's source type) is shown as stored.
+    return bi(*table[key]) if key in table else e(key)
+
+
+# ---------------------------------------------------------------- times
+
+_OFFSET_RE = re.compile(r"([+-])(\d\d):(\d\d)")
+
+
+def utc_stamp(text: Any) -> datetime | None:
+    """A stored date-time ("YYYY-MM-DDTHH:MM:SSZ", always UTC) as a datetime; None otherwise."""
+    if not isinstance(text, str) or len(text) != 20 or text[10] != "T" or text[-1] != "Z":
+        return None
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def zone_of(written: Any) -> timezone | None:
+    """The offset an event time was written in ("Z" or "±HH:MM"), if the row kept it."""
+    if written == "Z":
+        return timezone.utc
+    m = _OFFSET_RE.fullmatch(written) if isinstance(written, str) else None
+    if not m or int(m[2]) > 23 or int(m[3]) > 59:
+        return None
+    minutes = int(m[2]) * 60 + int(m[3])
+    return timezone(timedelta(minutes=-minutes if m[1] == "-" else minutes))
+
+
+def offset_name(offset: timedelta | None) -> str:
+    minutes = int((offset or timedelta()).total_seconds()) // 60
+    if minutes == 0:
+        return "UTC"
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def _tag(stored: Any, shown: str) -> str:
+    # The attribute keeps the stored string exactly; the text is how a person reads it.
+    return f'<time datetime="{e(stored)}">{e(shown)}</time>'
+
+
+class Clock:
+    """How one page shows times: each with its offset, "2026-05-01 21:30 +08:00". The page is
+    made on the person's own computer for them to read, so a time the machine stamped
+    (written, updated, consent) is shown in that computer's time zone (named in the header).
+    An event's time is shown in the offset it was written in when the row keeps it
+    (``occurred_offset``: "Z" or "±HH:MM"), else in this computer's zone too."""
+
+    def __init__(self, generated_at: Any) -> None:
+        ref = utc_stamp(generated_at) or datetime.now(timezone.utc)
+        self.offset = self._local(ref).utcoffset()
+
+    @staticmethod
+    def _local(dt: datetime, zone: timezone | None = None) -> datetime:
+        try:
+            return dt.astimezone(zone) if zone else dt.astimezone()
+        except (OverflowError, OSError, ValueError):  # year 1 or 9999 shifted past the calendar
+            return dt
+
+    def zone(self) -> str:
+        return offset_name(self.offset)
+
+    def stamp(self, stored: Any, written: Any = None) -> str:
+        """``stored`` (UTC, as the store keeps every date-time) in the offset ``written``, or
+        in this computer's zone; a date, or anything unreadable, exactly as stored."""
+        dt = utc_stamp(stored)
+        if dt is None:
+            return _tag(stored, "" if stored is None else str(stored))
+        local = self._local(dt, zone_of(written))
+        return _tag(stored, f"{local:%Y-%m-%d %H:%M} {offset_name(local.utcoffset())}")
+
+
+# ---------------------------------------------------------------- operation summaries
+
+# Where a summary names a row: at its start, after "undid: ", or after "; " between parts
+# ("obj-a event.conflict@2026-07-20T11:30:00Z → …"). A value holding the same pattern
+# after "; " would be read the same way; it is still shown as text, only relabelled.
+_HEAD_RE = re.compile(
+    r"(?:^|(?<=; )|(?<=undid: ))(?:(?P<subject>[A-Za-z0-9_.:-]+) )?"
+    r"(?P<where>(?:user|object|relationship|event|hypothesis)\.[^\s@;]+)"
+    r"(?:@(?P<at>\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\dZ)?))?"
+)
+
+
+def labelled_summary(
+    summary: Any, labels: dict[str, str], offsets: dict[tuple[str, str, str], Any], clock: Clock
+) -> str:
+    """An operation's summary as markup: each subject code with a display label shown as
+    that label (the code on hover), each event time as the page shows event times."""
+    text = "" if summary is None else str(summary)
+    out, pos = [], 0
+    for m in _HEAD_RE.finditer(text):
+        subject, where, at = m["subject"], m["where"], m["at"]
+        out.append(e(text[pos : m.start()]))
+        if subject in labels:
+            out.append(f'<span class="who" title="{e(subject)}">{e(labels[subject])}</span> ')
+        elif subject:
+            out.append(f"{e(subject)} ")
+        out.append(e(where))
+        if at:
+            field = where.partition(".")[2]
+            out.append("@" + clock.stamp(at, offsets.get((subject or "user", field, at))))
+        pos = m.end()
+    out.append(e(text[pos:]))
+    return "".join(out)
