@@ -1109,10 +1109,18 @@ def _readme_blocks() -> list[tuple[str, str]]:
 
 
 def test_readme_starts_with_the_install_and_test_commands() -> None:
+    """Contract §22: commands that work on a fresh Debian machine (a virtual environment
+    first; the project is on no package index), and CI runs the same test command."""
     lang, body = _readme_blocks()[0]
     lines = body.splitlines()
-    assert lines[0] == "pip install . && memory-store status"
-    assert lines[1] == 'pip install -e ".[test]" && python -m pytest'
+    venv = "python3 -m venv .venv && "
+    assert lines[0] == venv + ".venv/bin/pip install . && .venv/bin/memory-store status"
+    assert lines[1] == venv + '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest'
+    ci = _read(ROOT / ".ci" / "run").splitlines()
+    for step in lines[1].split(" && "):
+        assert any(
+            line == step or line == step.replace("install", "install --quiet") for line in ci
+        ), step
 
 
 _VARYING = [
