@@ -93,6 +93,8 @@ def _add_option(parser: argparse.ArgumentParser | Any, option: Option) -> None:
     converter = _argparse_type(option)
     if converter is not None:
         kwargs["type"] = converter
+    if option.choices:
+        kwargs["choices"] = option.choices
     if option.positional:
         parser.add_argument(option.name, **kwargs)
         return
@@ -225,7 +227,7 @@ _INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
 }
 
 
-def _serve_mcp(store: Any) -> dict[str, Any]:
+def _serve_mcp(store: Any) -> None:
     """``memory-store mcp``: the MCP server (``server.py``) on stdio until its client leaves.
 
     The MCP SDK is an optional extra, and the per-turn commands never import it.
@@ -235,25 +237,27 @@ def _serve_mcp(store: Any) -> dict[str, Any]:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
             raise
-        raise MemoryStoreError(
-            "INVALID_ARGUMENTS",
-            'the MCP server needs the MCP SDK: pip install "memory-store[mcp]"',
-            {"install": 'pip install "memory-store[mcp]"'},
-        ) from None
+        from .hosts import install_hint
+
+        message, details = install_hint()
+        raise MemoryStoreError("INVALID_ARGUMENTS", message, details) from None
     serve(store)
-    return {}
 
 
-def _call(ns: argparse.Namespace) -> dict[str, Any]:
+def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
+    """The command's data; None when it served (``mcp``: stdout was the protocol's)."""
     from .store import MemoryStore
 
-    if COMMANDS[ns.command].serves:
-        return _serve_mcp(MemoryStore(ns.data_dir))
+    command = COMMANDS[ns.command]
     args = dict(vars(ns))
     reader = _INPUTS.get(ns.command)
     if reader is not None:
         args.update(reader(ns))
-    return COMMANDS[ns.command].call(MemoryStore(ns.data_dir), args)
+    store = MemoryStore(ns.data_dir)
+    data = command.call(store, args)
+    if data is None and command.serves:
+        _serve_mcp(store)
+    return data
 
 
 def _write(stream: Any, text: str) -> None:
@@ -336,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0
-    if error is None and command is not None and COMMANDS[command].serves:
+    if error is None and data is None and command is not None and COMMANDS[command].serves:
         return 0  # stdout was the server's wire: no envelope after it
     try:
         _emit(command, fmt, data, error)

@@ -84,8 +84,8 @@ class Option:
     """One argument of a command.
 
     ``kind`` is ``flag`` (a boolean switch), ``text`` (an id or name),
-    ``int``, ``scope`` or ``path``; ``check`` is the library rule the value
-    must pass (``check_*``). A ``positional`` option has no flag. A
+    ``int``, ``scope``, ``path`` or ``choice`` (one of ``choices``); ``check``
+    is the library rule the value must pass (``check_*``). A ``positional`` option has no flag. A
     ``cli_only`` option exists only on the command line (``--confirm``, which
     the MCP server replaces with a question to the person; ``apply``'s input
     sources), a ``tool_only`` one only in the MCP server (``apply``'s delta as
@@ -106,6 +106,7 @@ class Option:
         "required",
         "schema",
         "tool_only",
+        "choices",
     )
 
     def __init__(
@@ -123,6 +124,7 @@ class Option:
         required: bool = False,
         schema: dict[str, Any] | None = None,
         tool_only: bool = False,
+        choices: tuple[str, ...] = (),
     ):
         self.name = name
         self.kind = kind
@@ -136,6 +138,7 @@ class Option:
         self.required = required
         self.schema = schema or {}  # JSON Schema constraints the MCP server publishes
         self.tool_only = tool_only
+        self.choices = choices
 
     @property
     def flag(self) -> str:
@@ -168,20 +171,23 @@ class Command:
 
 
 class Tool:
-    """How the MCP server offers a command to a model: its tool name, its hints, and
-    whether the person must confirm it in their client (elicitation) first."""
+    """How the MCP server offers a command to a model: its tool name, the title a client
+    shows, its hints, and whether the person must confirm it in their client
+    (elicitation) first."""
 
-    __slots__ = ("name", "read_only", "destructive", "idempotent", "confirm")
+    __slots__ = ("name", "title", "read_only", "destructive", "idempotent", "confirm")
 
     def __init__(
         self,
         name: str,
+        title: str,
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
         confirm: bool = False,
     ):
         self.name = name
+        self.title = title
         self.read_only = read_only
         self.destructive = destructive
         self.idempotent = idempotent

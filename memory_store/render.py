@@ -60,6 +60,8 @@ def _pairs(data: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
 
 def table(command: str | None, data: dict[str, Any]) -> str:
     """Human-readable text for --format table."""
+    if command == "mcp":  # --print-config: the configuration itself, ready to paste
+        return data["config"].rstrip("\n")
     if command in ("show", "context"):
         parts = []
         head = _pairs(data, skip=("memories", "roster"))

@@ -40,7 +40,7 @@ from mcp.server.mcpserver import (
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, WithJsonSchema
 
-from . import __version__, questions
+from . import __version__, questions, skill
 from .commands import COMMANDS, Command, Option
 from .errors import MemoryStoreError
 from .files import resolve_data_dir
@@ -378,22 +378,38 @@ def _uniform_errors() -> Any:
     return middleware
 
 
+class _Server(MCPServer):
+    """The SDK's server, publishing each tool's ``outputSchema``: the SDK derives one only
+    from a return annotation, and these tools build their ``CallToolResult`` themselves."""
+
+    output_schemas: dict[str, dict[str, Any]] = {}
+
+    async def list_tools(self) -> Any:
+        tools = await super().list_tools()
+        return [
+            t.model_copy(update={"output_schema": self.output_schemas.get(t.name)}) for t in tools
+        ]
+
+
 def build_server(store: Any, lifespan: Any = None) -> MCPServer:
     """The MCP server for ``store`` (a ``MemoryStore``), every tool from the registry."""
-    server = MCPServer(
+    server = _Server(
         "memory-store",
         version=__version__,
         instructions=INSTRUCTIONS,
         middleware=[_uniform_errors(), _serialize_calls(anyio.Lock())],
         lifespan=lifespan,
     )
+    server.output_schemas = {}
     for command in COMMANDS.values():
         spec = command.tool
         if spec is None:
             continue
+        server.output_schemas[spec.name] = skill.output_schema(command.name, spec.confirm)
         server.add_tool(
             _tool_function(store, command),
             name=spec.name,
+            title=spec.title,
             description=_description(command),
             annotations=ToolAnnotations(
                 read_only_hint=spec.read_only,

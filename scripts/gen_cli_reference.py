@@ -148,7 +148,10 @@ def render() -> str:
         else:
             out.append("No options.")
         out.append("")
-        out.append(f"Keys of `data` (`schemas/{name}.data.schema.json`):\n")
+        schema = f"schemas/{name}.data.schema.json"
+        if not (OUTPUT.parent / schema).is_file():  # cite only schemas that exist
+            raise SystemExit(f"{name} has no {schema}: write it before documenting the command")
+        out.append(f"Keys of `data` (`{schema}`):\n")
         out.append("| key | type | meaning |")
         out.append("|---|---|---|")
         for key, kind, meaning in command.output:

@@ -30,8 +30,8 @@ edit by hand: tests/test_docs.py fails when this file differs from the script's 
 install and configure it). Each returns the `data` of the command's envelope
 (`references/cli.md`, `schemas/`) as structured content, with a text rendering; a
 refusal is a tool error (`isError: true`) whose structured content is the envelope's
-`{code, message, details}` (`error-codes.md`). `export`, `import`, `review` and
-`doctor` are not tools: they write or read files for the person.
+`{code, message, details}` (`error-codes.md`). `export`, `import`, `review`,
+`doctor` and `skill` are not tools: they write or read files for the person.
 
 **Confirmed by the person.** The tools marked *person* ask the person in their client
 (MCP elicitation) before they do anything; the question says exactly what will happen,
@@ -83,7 +83,11 @@ def render() -> str:
                 return (await client.list_tools()).tools
 
         tools = {t.name: t for t in anyio.run(listing)}
-    out = [HEADER, "| tool | command | hints | inputs (`?`: optional) |", "|---|---|---|---|"]
+    out = [
+        HEADER,
+        "| tool | title | command | hints | inputs (`?`: optional) | output (`schemas/`) |",
+        "|---|---|---|---|---|---|",
+    ]
     for command in COMMANDS.values():
         if command.tool is None:
             continue
@@ -101,8 +105,13 @@ def render() -> str:
         if command.tool.confirm:
             hints.append("**person**")
         hints.append("closed world")
+        assert tool.output_schema is not None, tool.name  # every tool publishes its result's shape
+        output = f"`{command.name}.data.schema.json`"
+        if command.tool.confirm:
+            output += " or `unchanged.schema.json`"
         out.append(
-            f"| `{tool.name}` | `{command.name}` | {', '.join(hints)} | {_inputs(tool.input_schema)} |"
+            f"| `{tool.name}` | {tool.title} | `{command.name}` | {', '.join(hints)} | "
+            f"{_inputs(tool.input_schema)} | {output} |"
         )
     out.append("")
     out.append(
@@ -111,7 +120,10 @@ def render() -> str:
     out.append(
         "the protocol of `SKILL.md`. The input schema of `memory_apply`'s `delta` (and of each item"
     )
-    out.append("of `deltas`) is `schemas/delta.schema.json`.")
+    out.append("of `deltas`) is `schemas/delta.schema.json`. Each tool's `outputSchema` is its")
+    out.append("command's data schema made self-contained (the files it refers to embedded under")
+    out.append("`$defs`); the tools the person confirms may instead answer that nothing changed")
+    out.append("(`unchanged.schema.json`).")
     return "\n".join(out) + "\n"
 
 

@@ -566,7 +566,12 @@ def test_without_the_extra_mcp_is_invalid_arguments_naming_the_install(enabled: 
     assert proc.returncode == 2, proc.stdout + proc.stderr
     envelope = json.loads(proc.stdout)
     assert envelope["command"] == "mcp" and envelope["error"]["code"] == "INVALID_ARGUMENTS"
-    assert 'pip install "memory-store[mcp]"' in envelope["error"]["message"]
+    # An install that works (contract §22): this environment's pip, from this checkout;
+    # never a package index's "memory-store", which is not published.
+    install = envelope["error"]["details"]["install"]
+    assert install.startswith(f"{sys.executable} -m pip install "), install
+    assert install.endswith("[mcp]'") and install in envelope["error"]["message"]
+    assert "memory-store[mcp]" not in envelope["error"]["message"]
     assert proc.stderr == ""
 
 

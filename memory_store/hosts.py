@@ -1,0 +1,143 @@
+"""How each MCP host starts ``memory-store mcp``: its configuration, with this install's paths.
+
+``memory-store mcp --print-config HOST`` prints it (``documentation/hosts.md``
+explains each). The command is absolute — the console script beside this
+interpreter, else the interpreter with ``-m memory_store`` — because a GUI app
+does not inherit the shell's ``PATH``; the data directory in use is pinned with
+``--data-dir`` in ``args``, because a host passes its server only a few
+environment variables of its own (and a GUI app another ``XDG_DATA_HOME``), so
+the server and the person's terminal always mean the same store. Nothing here
+imports the MCP SDK: printing a configuration needs no extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SERVER_NAME = "memory-store"
+MCP_REQUIREMENT = "mcp>=2.3,<3"  # the `mcp` extra of pyproject.toml (tests/test_hosts.py checks)
+
+# name -> (title, format, where the text goes, whether the client elicits)
+HOSTS: dict[str, tuple[str, str, str, bool]] = {
+    "claude-code": (
+        "Claude Code",
+        "shell",
+        "run it in a terminal (user scope: every project)",
+        True,
+    ),
+    "codex": ("Codex CLI", "toml", "~/.codex/config.toml", True),
+    "claude-desktop": (
+        "Claude Desktop",
+        "json",
+        "claude_desktop_config.json (Settings → Developer → Edit Config)",
+        False,
+    ),
+    "cursor": ("Cursor", "json", "~/.cursor/mcp.json (or .cursor/mcp.json in a project)", True),
+    "vscode": (
+        "VS Code",
+        "json",
+        ".vscode/mcp.json (or MCP: Open User Configuration)",
+        True,
+    ),
+    "cherry-studio": (
+        "Cherry Studio",
+        "json",
+        "Settings → MCP → Add → Import from JSON",
+        False,
+    ),
+    "stdio": ("any stdio client", "json", "the client's server list", False),
+}
+NAMES = tuple(HOSTS)
+
+
+def server_command() -> tuple[str, list[str]]:
+    """(command, leading args) that start this very installation, as absolute paths.
+
+    ``sys.executable`` is kept as the interpreter was started, not resolved: in a
+    virtual environment it is a link whose location is what selects the packages.
+    """
+    python = os.path.abspath(sys.executable)
+    script = Path(python).parent / ("memory-store.exe" if os.name == "nt" else "memory-store")
+    if script.is_file():
+        return str(script), []
+    return python, ["-m", "memory_store"]
+
+
+def _toml_string(text: str) -> str:
+    # A JSON string is a TOML basic string, once DEL (legal raw in JSON) is escaped.
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _text(host: str, command: str, args: list[str]) -> str:
+    fmt = HOSTS[host][1]
+    if fmt == "shell":
+        words = ["claude", "mcp", "add", SERVER_NAME, "--scope", "user", "--", command, *args]
+        return shlex.join(words)
+    if fmt == "toml":
+        return (
+            f"[mcp_servers.{SERVER_NAME}]\n"
+            f"command = {_toml_string(command)}\n"
+            f"args = [{', '.join(_toml_string(a) for a in args)}]\n"
+        )
+    server: dict[str, Any] = {"command": command, "args": args}
+    if host in ("vscode", "cherry-studio"):
+        server = {"type": "stdio", **server}
+    key = "servers" if host == "vscode" else "mcpServers"
+    return json.dumps({key: {SERVER_NAME: server}}, ensure_ascii=False, indent=2) + "\n"
+
+
+def print_config(host: str, data_dir: str) -> dict[str, Any]:
+    """``mcp --print-config HOST``: the configuration text for ``host`` and its parts."""
+    if host not in HOSTS:
+        from .errors import MemoryStoreError
+
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS",
+            f"--print-config must be one of: {', '.join(NAMES)}",
+            {"allowed": list(NAMES)},
+        )
+    title, fmt, where, elicits = HOSTS[host]
+    command, lead = server_command()
+    args = [*lead, "--data-dir", data_dir, "mcp"]
+    return {
+        "host": host,
+        "title": title,
+        "format": fmt,
+        "config": _text(host, command, args),
+        "where": where,
+        "elicits": elicits,
+        "command": command,
+        "args": args,
+        "data_dir": data_dir,
+    }
+
+
+def install_hint() -> tuple[str, dict[str, Any]]:
+    """What to run when the MCP SDK is missing: (message, details), for this environment.
+
+    From a checkout (an editable install) the extra is installed from its path;
+    otherwise the SDK the extra names is added to this interpreter's environment.
+    Never a package index's ``memory-store``: the project is not published.
+    """
+    from .skill import packaged_dir
+
+    python = os.path.abspath(sys.executable)
+    root = packaged_dir()
+    if (root / "pyproject.toml").is_file():
+        install = f"{shlex.quote(python)} -m pip install {shlex.quote(f'{root}[mcp]')}"
+    else:
+        install = f"{shlex.quote(python)} -m pip install {shlex.quote(MCP_REQUIREMENT)}"
+    message = (
+        'the MCP server needs the MCP SDK (the "mcp" extra), which this installation lacks: '
+        f"run {install} — or reinstall from your checkout or wheel with the extra, e.g. "
+        'pip install ".[mcp]", pipx install --force ".[mcp]", uv tool install --force ".[mcp]"'
+    )
+    return message, {"install": install, "extra": "mcp", "requirement": MCP_REQUIREMENT}

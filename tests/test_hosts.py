@@ -1,0 +1,329 @@
+"""Host configuration, tested (contract §22), and MCP tools that carry title and outputSchema.
+
+- ``mcp --print-config HOST`` through the real CLI: every host's text parses
+  (JSON, TOML with ``tomllib``, the shell line with ``shlex``) and names this
+  install's absolute command and the store in use;
+- every snippet in ``documentation/hosts.md`` parses and is exactly what the code
+  prints for the page's example paths;
+- the server starts from every printed configuration (a real subprocess, the MCP
+  SDK's stdio client) and lists its tools; where ``npx`` exists, the MCP
+  Inspector's CLI does the same;
+- every tool has a title and an outputSchema, and real results — a confirmation
+  that changed nothing included — validate against it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import delta, fails, ok
+from jsonschema import Draft202012Validator
+
+from memory_store import MemoryStore, hosts, skill
+from memory_store.commands import COMMANDS, TOOLS
+from memory_store.commands_host import HOST_NAMES, SKILL_HOSTS
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTS_MD = ROOT / "documentation" / "hosts.md"
+EXAMPLE_COMMAND = "/home/me/memory-store-venv/bin/memory-store"
+EXAMPLE_DIR = "/home/me/.local/share/memory-store"
+
+
+def _parse(fmt: str, text: str) -> tuple[str, list[str]]:
+    """(command, args) from a configuration text, read as the host reads it."""
+    if fmt == "shell":
+        words = shlex.split(text)
+        assert words[:4] == ["claude", "mcp", "add", "memory-store"], words
+        rest = words[words.index("--") + 1 :]
+        return rest[0], rest[1:]
+    if fmt == "toml":
+        server = tomllib.loads(text)["mcp_servers"]["memory-store"]
+    else:
+        doc = json.loads(text)
+        servers = doc.get("mcpServers") or doc["servers"]
+        server = servers["memory-store"]
+        assert server.get("type", "stdio") == "stdio"
+    assert set(server) <= {"type", "command", "args"}, server
+    return server["command"], server["args"]
+
+
+def _printed(host: str, *global_args: str) -> dict[str, Any]:
+    return ok(*global_args, "mcp", "--print-config", host, spawn=True)
+
+
+# ---------------------------------------------------------------- printed configurations
+
+
+def test_the_registry_names_every_host_the_code_knows() -> None:
+    assert HOST_NAMES == hosts.NAMES
+    assert SKILL_HOSTS == skill.HOSTS
+
+
+def test_the_mcp_extra_is_the_requirement_the_error_names() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["optional-dependencies"]["mcp"] == [hosts.MCP_REQUIREMENT]
+
+
+@pytest.mark.parametrize("host", hosts.NAMES)
+def test_print_config_names_this_install_and_the_store(host: str, private_store: Path) -> None:
+    data = _printed(host)
+    title, fmt, where, elicits = hosts.HOSTS[host]
+    assert (data["host"], data["title"], data["format"]) == (host, title, fmt)
+    assert (data["where"], data["elicits"]) == (where, elicits)
+    command, args = _parse(fmt, data["config"])
+    assert (command, args) == (data["command"], data["args"])
+    assert os.path.isabs(command) and os.access(command, os.X_OK)
+    assert args[-3:] == ["--data-dir", str(private_store), "mcp"]
+    assert data["data_dir"] == str(private_store)
+    assert not private_store.exists()  # printing creates nothing
+
+
+def test_print_config_pins_the_directory_given_and_the_default(tmp_path: Path) -> None:
+    given = tmp_path / "given"
+    data = _printed("codex", "--data-dir", str(given))
+    assert data["args"][-3:] == ["--data-dir", str(given), "mcp"]
+    env = {"MEMORY_STORE_DIR": ""}  # unset below: the platform default, written out
+    script = (
+        "import os, sys; os.environ.pop('MEMORY_STORE_DIR');"
+        "from memory_store.cli import main; sys.exit(main(['mcp', '--print-config', 'stdio']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env, "XDG_DATA_HOME": str(tmp_path / "xdg")},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    default = json.loads(proc.stdout)["data"]
+    assert default["data_dir"] == str(tmp_path / "xdg" / "memory-store")
+    assert default["args"][-3:] == ["--data-dir", default["data_dir"], "mcp"]
+
+
+def test_print_config_in_table_format_is_the_text_alone() -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memory_store",
+            "--format",
+            "table",
+            "mcp",
+            "--print-config",
+            "codex",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert tomllib.loads(proc.stdout)["mcp_servers"]["memory-store"]["args"][-1] == "mcp"
+
+
+def test_an_unknown_host_is_invalid_arguments() -> None:
+    r = fails("INVALID_ARGUMENTS", "mcp", "--print-config", "notepad")
+    assert "claude-code" in r.error["message"]
+
+
+def test_toml_strings_survive_awkward_paths() -> None:
+    command, args = 'C:\\Users\\me "x"\\memory-store.exe', ["--data-dir", "/tmp/记忆 \x7f", "mcp"]
+    text = hosts._text("codex", command, args)
+    assert _parse("toml", text) == (command, args)
+    assert _parse("json", hosts._text("stdio", command, args)) == (command, args)
+    assert _parse("shell", hosts._text("claude-code", command, args)) == (command, args)
+
+
+# ---------------------------------------------------------------- documentation/hosts.md
+
+
+def _snippets() -> list[tuple[str, str]]:
+    return re.findall(r"^```(\w+)\n(.*?)^```$", HOSTS_MD.read_text(encoding="utf-8"), re.M | re.S)
+
+
+def test_every_snippet_in_hosts_md_parses() -> None:
+    snippets = _snippets()
+    assert {lang for lang, _ in snippets} == {"sh", "json", "toml"}
+    for lang, body in snippets:
+        if lang == "json":
+            json.loads(body)
+        elif lang == "toml":
+            tomllib.loads(body)
+        else:
+            for line in body.splitlines():
+                assert shlex.split(line, comments=True) is not None, line
+
+
+@pytest.mark.parametrize("host", hosts.NAMES)
+def test_hosts_md_shows_exactly_what_the_code_prints(host: str) -> None:
+    args = ["--data-dir", EXAMPLE_DIR, "mcp"]
+    text = hosts._text(host, EXAMPLE_COMMAND, args)
+    bodies = [body for _, body in _snippets()]
+    assert text in bodies or text.rstrip("\n") + "\n" in bodies, (host, text)
+    page = HOSTS_MD.read_text(encoding="utf-8")
+    assert f"### {hosts.HOSTS[host][0]}" in page.replace(
+        "### Any stdio client", "### any stdio client"
+    )
+
+
+def test_no_document_or_message_installs_from_a_package_index() -> None:
+    """The project is not published: nobody may be told to install "memory-store" from one."""
+    wrong = re.compile(r"pip install\s+[\"']?memory-store\b|memory-store\[mcp\]")
+    places = [ROOT / "README.md", ROOT / "SKILL.md", ROOT / "pyproject.toml"]
+    for folder in ("documentation", "references", "memory_store", "scripts"):
+        places += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".md", ".py", ".json")]
+    for path in places:
+        assert not wrong.search(path.read_text(encoding="utf-8")), path
+
+
+# ---------------------------------------------------------------- the server, started as printed
+
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _list_tools(command: str, args: list[str], tmp_path: Path) -> list[Any]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    # No MEMORY_STORE_DIR and no PYTHONPATH: only what the SDK passes any server.
+    params = StdioServerParameters(command=command, args=args, env={})
+    with open(tmp_path / "stderr", "w+") as err:
+        async with Client(stdio_client(params, errlog=err)) as client:
+            tools = (await client.list_tools()).tools
+            status = await client.call_tool("memory_status", {})
+        err.seek(0)
+        assert err.read() == ""
+    assert status.is_error is False and status.structured_content["exists"] is True
+    return tools
+
+
+@pytest.mark.parametrize("host", hosts.NAMES)
+async def test_the_server_starts_from_the_printed_configuration(
+    host: str, tmp_path: Path, enabled: Path
+) -> None:
+    data = _printed(host, "--data-dir", str(enabled))
+    command, args = _parse(data["format"], data["config"])
+    tools = await _list_tools(command, args, tmp_path)
+    assert {t.name for t in tools} == {t.name for t in TOOLS.values()}
+
+
+def _npx() -> str | None:
+    return shutil.which("npx")
+
+
+@pytest.mark.skipif(_npx() is None, reason="npx (Node.js) is not installed here: no MCP Inspector")
+def test_the_mcp_inspector_starts_the_printed_configuration(enabled: Path) -> None:
+    data = _printed("stdio", "--data-dir", str(enabled))
+    command, args = _parse("json", data["config"])
+    proc = subprocess.run(
+        [
+            "npx",
+            "-y",
+            "@modelcontextprotocol/inspector",
+            "--cli",
+            command,
+            *args,
+            "--method",
+            "tools/list",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    listed = {t["name"]: t for t in json.loads(proc.stdout)["tools"]}
+    assert set(listed) == {t.name for t in TOOLS.values()}
+    assert all(t.get("title") and t.get("outputSchema") for t in listed.values())
+
+
+# ---------------------------------------------------------------- title and outputSchema
+
+
+def _validate(schema: dict[str, Any], instance: Any) -> None:
+    Draft202012Validator.check_schema(schema)
+    errors = [e.message for e in Draft202012Validator(schema).iter_errors(instance)]
+    assert errors == [], errors
+
+
+async def test_every_tool_has_a_title_and_an_output_schema_its_results_obey(tmp_path: Path) -> None:
+    from mcp import Client
+    from mcp_types import ElicitResult
+
+    from memory_store.server import build_server
+
+    async def yes(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    store = MemoryStore(tmp_path / "store")
+    store.hold()
+    try:
+        async with Client(build_server(store), elicitation_callback=yes) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+
+            async def check(name: str, **args: Any) -> dict[str, Any]:
+                result = await client.call_tool(name, args)
+                assert result.is_error is False, result.structured_content
+                _validate(tools[name].output_schema, result.structured_content)
+                return result.structured_content
+
+            await check("memory_status")
+            await check("memory_enable")
+            await check("memory_apply", delta=delta(value="小林"))
+            await check("memory_apply", deltas=[delta(field="job", value="设计师")])
+            await check("memory_context", subject_id="obj-a", query="小林")
+            await check("memory_context")
+            await check("memory_search", query="设计师")
+            shown = await check("memory_show")
+            await check("memory_log")
+            await check("memory_undo")
+            await check("memory_pause")
+            await check("memory_resume")
+            await check("memory_forget", memory_id=shown["memories"][0]["id"])
+            await check("memory_apply", delta=delta(field="city", value="上海"))
+            await check("memory_forget_object", subject_id="obj-a")
+            await check("memory_clear")
+            await check("memory_revoke", delete=True)
+    finally:
+        store.release()
+    for command in COMMANDS.values():
+        if command.tool is None:
+            continue
+        tool = tools[command.tool.name]
+        assert tool.title == command.tool.title and " · " in tool.title, tool.name
+        assert tool.output_schema["type"] == "object", tool.name
+        assert "$ref" not in json.dumps(tool.output_schema).replace('"$ref": "#/', ""), tool.name
+
+
+async def test_a_confirmation_that_cannot_be_asked_obeys_the_output_schema(enabled: Path) -> None:
+    from mcp import Client
+
+    from memory_store.server import build_server
+
+    ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
+    async with Client(build_server(MemoryStore(enabled))) as client:  # no elicitation
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
+    data = result.structured_content
+    assert data["changed"] is False and data["reason"] == "cannot_ask"
+    _validate(tools["memory_forget_object"].output_schema, data)
+    bare = skill.bundled_schema("unchanged.schema.json")
+    _validate(bare, data)
+    # and a real forget result is not mistaken for one
+    with pytest.raises(AssertionError):
+        _validate(bare, {"deleted": 1, "operations_removed": 0, "erased": True})
