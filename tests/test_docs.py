@@ -1164,12 +1164,17 @@ def test_readme_links_the_worked_session() -> None:
     assert "(documentation/session.md)" in _read(README)
 
 
-def test_worked_session_is_real_output(private_store: Path) -> None:
+def test_worked_session_is_real_output(
+    private_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     steps = _worked_session()
     commands = {a for args, _ in steps for a in args if a in COMMANDS}
     for needed in ("enable", "apply", "context", "log", "undo", "forget-object", "status"):
         assert needed in commands, needed
-    path = str(private_store / "memory.sqlite3")
+    # The reader's store is the platform default (XDG_DATA_HOME is inside tmp_path): the
+    # commands it hands out (undo_hint) then name no directory, as the page shows.
+    monkeypatch.delenv("MEMORY_STORE_DIR")
+    path = str(private_store.parent / "xdg-data" / "memory-store" / "memory.sqlite3")
     for args, shown in steps:
         table = "--format" in args
         result = cli(*args, check_envelope=not table)

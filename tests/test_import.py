@@ -69,7 +69,7 @@ def test_export_revoke_delete_enable_import_gives_back_the_same_rows(
     ok("enable", "--confirm")
     result = ok("import", str(path))
     assert result["counts"] == {"created": len(rows), "updated": 0, "unchanged": 0}
-    assert result["op_id"] and result["undo_hint"] == f"memory-store undo --op-id {result['op_id']}"
+    assert result["op_id"] and result["undo_hint"].endswith(f" undo --op-id {result['op_id']}")
     assert result["dry_run"] is False
     back = ok("show")["memories"]
     assert back == rows  # every key, the ids and the original times included
