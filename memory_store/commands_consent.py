@@ -23,11 +23,25 @@ FAMILY = (
         (
             ("exists", "bool", "a database file exists; when false nothing else was read"),
             (
+                "consent_state",
+                "string / null",
+                "`absent` (no file), `never_enabled` (a file but consent never given: a first `enable` "
+                "that did not finish), `enabled`, `paused`, `revoked` (consent withdrawn, data kept: "
+                "never ask again unless the person raises it); null when the store could not be read "
+                "(newer release, unsafe)",
+            ),
+            (
                 "consent_enabled",
                 "bool / null",
                 "the user's consent is in force (null: store from a newer release)",
             ),
             ("consent_at", "time / null", "when the user first agreed"),
+            (
+                "revoked_at",
+                "time / null",
+                "when consent was last withdrawn (`revoke --confirm`); null if never, and again "
+                "once `enable --confirm` restores it",
+            ),
             ("paused", "bool / null", "memory is paused"),
             ("policy_version", "int / null", "policy the consent was given under"),
             (

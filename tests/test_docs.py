@@ -1107,6 +1107,7 @@ _VARYING = [
     (re.compile(r"m-[0-9a-f]{16}"), "m-ID"),
     (re.compile(r"op-[0-9a-f]{8}"), "op-ID"),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "TIME"),
+    (re.compile(r"--data-dir \S+"), "--data-dir DIR"),  # the page's MEMORY_STORE_DIR, named
 ]
 
 
@@ -1164,17 +1165,12 @@ def test_readme_links_the_worked_session() -> None:
     assert "(documentation/session.md)" in _read(README)
 
 
-def test_worked_session_is_real_output(
-    private_store: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_worked_session_is_real_output(private_store: Path) -> None:
     steps = _worked_session()
     commands = {a for args, _ in steps for a in args if a in COMMANDS}
     for needed in ("enable", "apply", "context", "log", "undo", "forget-object", "status"):
         assert needed in commands, needed
-    # The reader's store is the platform default (XDG_DATA_HOME is inside tmp_path): the
-    # commands it hands out (undo_hint) then name no directory, as the page shows.
-    monkeypatch.delenv("MEMORY_STORE_DIR")
-    path = str(private_store.parent / "xdg-data" / "memory-store" / "memory.sqlite3")
+    path = str(private_store / "memory.sqlite3")
     for args, shown in steps:
         table = "--format" in args
         result = cli(*args, check_envelope=not table)

@@ -125,3 +125,55 @@ async def test_mcp_cannot_ask_on_the_default_store_names_no_directory(
         forget = data_of(await call(client, "memory_forget", memory_id=memory_id))
     assert enable["command"] == "memory-store enable --confirm"
     assert forget["command"] == f"memory-store forget {memory_id} --confirm"
+
+
+# ---------------------------------------------------------------- revoked is not "never asked"
+
+
+def _consent() -> tuple[str, Any]:
+    status = ok("status")
+    return status["consent_state"], status["revoked_at"]
+
+
+def test_consent_state_walks_every_state(private_store: Path) -> None:
+    assert _consent() == ("absent", None)
+    ok("enable", "--confirm")
+    assert _consent() == ("enabled", None)
+    ok("pause")
+    assert _consent() == ("paused", None)
+    ok("revoke", "--confirm")
+    state, revoked_at = _consent()
+    status = ok("status")
+    assert state == "revoked" and revoked_at is not None
+    assert status["consent_enabled"] is False and status["consent_at"] is not None
+    ok("enable", "--confirm")  # consent restored: the revoke is no longer the answer
+    assert _consent() == ("enabled", None)
+    ok("revoke", "--delete", "--confirm")
+    assert _consent() == ("absent", None)
+
+
+def test_a_first_enable_that_did_not_finish_is_never_enabled(private_store: Path) -> None:
+    private_store.mkdir(mode=0o700)
+    (private_store / "memory.sqlite3").touch(mode=0o600)  # zero-length, as a crash leaves it
+    status = ok("status")
+    assert status["exists"] is True
+    assert (status["consent_state"], status["revoked_at"]) == ("never_enabled", None)
+    ok("enable", "--confirm")
+    assert _consent() == ("enabled", None)
+
+
+@pytest.mark.anyio
+async def test_memory_status_tells_revoked_from_never_asked(store: Any) -> None:
+    ok("enable", "--confirm")
+    ok("revoke", "--confirm")
+    async with Client(build_server(store)) as client:
+        status = data_of(await call(client, "memory_status"))
+    assert status["consent_state"] == "revoked" and status["revoked_at"]
+
+
+@pytest.fixture
+def store(private_store: Path) -> Any:
+    s = MemoryStore(private_store)
+    s.hold()
+    yield s
+    s.release()
