@@ -147,9 +147,17 @@ FAMILY = (
                 "undo operations that mentioned the subject, removed",
             ),
             ERASED,
+            (
+                "subject_id",
+                "string",
+                "the subject forgotten: the code given, or the one whose `display_label` was given",
+            ),
         ),
-        "Not undoable; `forget-object user --confirm` forgets the user's own profile. "
-        "`SUBJECT_NOT_FOUND` lists the known subject ids in `details.known_subjects`.",
+        "Not undoable; `forget-object user --confirm` forgets the user's own profile. SUBJECT "
+        "is a code or exactly one subject's `display_label` (two subjects with that label: "
+        "`INVALID_ARGUMENTS` listing both in `details.subjects`). `SUBJECT_NOT_FOUND` names the "
+        "known subjects with their labels: `details.subjects` (`subject_id`, `display_label`), "
+        "and the codes alone in `details.known_subjects`.",
     ),
     Command(
         "revoke",

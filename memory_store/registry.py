@@ -212,11 +212,16 @@ QUERY = Option(
 )
 
 
+SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
+
+
 def subject_option(help_text: str, positional: bool = False) -> Option:
+    """A subject argument: a code, or a display label that names exactly one subject
+    (``subjects.resolve``)."""
     return Option(
         "subject_id",
         "text",
-        help_text,
+        f"{help_text}: {SUBJECT_NAMES}" if help_text else SUBJECT_NAMES,
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,
