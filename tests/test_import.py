@@ -114,7 +114,9 @@ def test_a_dry_run_writes_nothing(exported: tuple[Path, list[dict[str, Any]]]) -
     assert result == {
         "op_id": None,
         "counts": {"created": len(rows), "updated": 0, "unchanged": 0},
-        "summary": f"imported {len(rows)} memories: {len(rows)} created, 0 updated, 0 unchanged",
+        "summary": (
+            f"would import {len(rows)} memories: {len(rows)} to create, 0 to update, 0 unchanged"
+        ),
         "undo_hint": None,
         "dry_run": True,
     }

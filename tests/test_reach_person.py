@@ -258,3 +258,44 @@ async def test_mcp_tools_take_names(people: Path, store: Any) -> None:
     assert context["subject_id"] == "obj-a" and context["subject_known"] is True
     assert ask["reason"] == "cannot_ask"
     assert shlex.split(ask["command"])[-3:] == ["forget-object", "老王", "--confirm"]
+
+
+# ---------------------------------------------------------------- pipes
+
+
+def test_export_piped_into_import(people: Path) -> None:
+    exported = run_cli("export")
+    assert exported.code == 0
+    ok("clear", "--confirm")
+    dry = run_cli("import", "-", "--dry-run", input=exported.stdout)
+    assert dry.code == 0 and dry.data["counts"]["created"] == 3
+    assert dry.data["summary"].startswith("would import 3 memories: 3 to create")
+    assert "imported" not in dry.data["summary"]
+    imported = run_cli("import", "-", input=exported.stdout)
+    assert imported.code == 0 and imported.data["counts"]["created"] == 3
+    assert imported.data["summary"].startswith("imported 3 memories: 3 created")
+    assert ok("show")["memories"] == exported.data["document"]["memories"]
+
+
+def test_a_real_shell_pipe(people: Path) -> None:
+    import subprocess
+    import sys
+
+    ok("revoke", "--delete", "--confirm")
+    ok("enable", "--confirm")
+    put(delta(value="小林"))
+    exe = f"{shlex.quote(sys.executable)} -m memory_store"
+    line = f"{exe} export | {exe} import - --dry-run"
+    proc = subprocess.run(line, shell=True, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)["data"]
+    assert result["summary"] == "would import 1 memory: 0 to create, 0 to update, 1 unchanged"
+
+
+def test_an_envelope_that_is_not_an_export_is_refused(people: Path, tmp_path: Path) -> None:
+    status = run_cli("status").stdout
+    failed = fails("INVALID_DELTA", "import", "-", input=status)
+    assert failed.error["details"]["path"] == "$.command"
+    written = run_cli("export", "--output", str(tmp_path / "copy.json")).stdout
+    failed = fails("INVALID_DELTA", "import", "-", input=written)
+    assert "--output" in failed.error["message"]
