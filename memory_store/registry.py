@@ -14,7 +14,7 @@ Importing this module must stay cheap: every assistant turn pays for it.
 from __future__ import annotations
 
 from . import policy
-from .errors import ArgumentRuleError
+from .errors import ArgumentRuleError, ConfirmationRequired
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -160,11 +160,26 @@ class Command:
         self.name = name
         self.help = help
         self.options = options
-        self.call = call
+        self.call = _in_command_words(call) if call and CONFIRM in options else call
         self.output = output
         self.notes = notes
         self.tool: Tool | None = None  # set below, from TOOLS
         self.serves = serves  # owns stdout (the MCP server): no envelope on success
+
+
+def _in_command_words(
+    call: Callable[[Any, dict[str, Any]], dict[str, Any]],
+) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
+    """A command taking ``--confirm``: its missing-confirmation error names the flag, not
+    the library's ``confirm=True`` (the MCP server always passes a confirmation it asked for)."""
+
+    def run(store: Any, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return call(store, args)
+        except ConfirmationRequired as exc:
+            raise exc.on_command_line() from None
+
+    return run
 
 
 class Tool:

@@ -345,7 +345,7 @@ async def test_the_question_says_exactly_what_will_happen(store: Any, mode: str)
     texts = [p.message for p in seen]
     assert texts[0] == "删除关于小A的全部 2 条记忆，以及提到它们的 2 个撤销步骤吗？此操作无法撤销。"
     assert texts[1] == (
-        "Delete all 1 memory about Alex and the 1 undo step that mention them? This cannot be undone."
+        "Delete the 1 memory about Alex and the 1 undo step that mentions it? This cannot be undone."
     )
     assert texts[2].startswith("删除关于Alex的全部 1 条记忆")
     assert (

@@ -299,3 +299,44 @@ def test_an_envelope_that_is_not_an_export_is_refused(people: Path, tmp_path: Pa
     written = run_cli("export", "--output", str(tmp_path / "copy.json")).stdout
     failed = fails("INVALID_DELTA", "import", "-", input=written)
     assert "--output" in failed.error["message"]
+
+
+# ---------------------------------------------------------------- words for each face
+
+
+def test_missing_confirmation_in_each_faces_words(private_store: Path) -> None:
+    from memory_store import MemoryStoreError
+
+    failed = fails("CONFIRMATION_REQUIRED", "revoke", "--delete")
+    assert failed.error["message"].startswith("revoke --delete needs --confirm")
+    assert "confirm=True" not in failed.error["message"]
+    store = MemoryStore(private_store)
+    with pytest.raises(MemoryStoreError) as raised:
+        store.forget_object("obj-a")
+    assert raised.value.code == "CONFIRMATION_REQUIRED"
+    assert raised.value.message.startswith("forget_object needs confirm=True")
+    assert "--confirm" not in raised.value.message
+    assert not private_store.exists()
+
+
+@pytest.mark.anyio
+async def test_one_memory_and_one_undo_step_read_as_singular(private_store: Path) -> None:
+    from mcp_types import ElicitResult
+
+    ok("enable", "--confirm")
+    put(delta(value="Alex"))
+    seen: list[str] = []
+
+    async def no(context: Any, params: Any) -> ElicitResult:
+        seen.append(params.message)
+        return ElicitResult(action="decline")
+
+    store = MemoryStore(private_store)
+    async with Client(build_server(store), elicitation_callback=no) as client:
+        await call(client, "memory_forget_object", subject_id="Alex", language="en")
+        await call(client, "memory_revoke", language="en")
+    assert seen[0] == (
+        "Delete the 1 memory about Alex and the 1 undo step that mentions it? "
+        "This cannot be undone."
+    )
+    assert seen[1].startswith("Stop remembering? The 1 memory stays,")
