@@ -14,6 +14,12 @@ from .registry import (
     subject_option,
 )
 
+# The commands that read or write memory content on the assistant's behalf: pause
+# stops them (MEMORY_PAUSED), revoke too (CONSENT_REQUIRED). The person's own access
+# (show, status, log, export, review), undo and the deletions keep working.
+GATED = ("apply", "context", "search", "import")
+_GATED = ", ".join(GATED[:-1]) + " and " + GATED[-1]
+
 FAMILY = (
     Command(
         "status",
@@ -89,15 +95,17 @@ FAMILY = (
     ),
     Command(
         "pause",
-        "Stop apply and context until resume; nothing is deleted.",
+        f"Stop {_GATED} until resume; nothing is deleted.",
         (),
         lambda s, a: s.pause(),
         (
-            ("paused", "true", "apply and context now refuse with `MEMORY_PAUSED`"),
+            ("paused", "true", f"{_GATED} now refuse with `MEMORY_PAUSED`"),
             ("changed", "bool", "false if it was already paused"),
             ("consent_enabled", "true", "consent is unchanged"),
         ),
-        "Needs consent (`CONSENT_REQUIRED` otherwise); idempotent.",
+        "Needs consent (`CONSENT_REQUIRED` otherwise); idempotent. While paused, show, status, "
+        "log, export, review, undo and the forget commands still work: the person can still "
+        "see, undo and delete.",
     ),
     Command(
         "resume",
@@ -105,7 +113,7 @@ FAMILY = (
         (),
         lambda s, a: s.resume(),
         (
-            ("paused", "false", "apply and context work again"),
+            ("paused", "false", f"{_GATED} work again"),
             ("changed", "bool", "false if it was not paused"),
             ("consent_enabled", "true", "consent is unchanged"),
         ),
@@ -180,7 +188,7 @@ FAMILY = (
                 "with `--delete` only: false when not even zeros could be written (a full disk); the files were removed anyway",
             ),
         ),
-        "`revoke --confirm` keeps the data and pauses; apply and context then answer "
+        f"`revoke --confirm` keeps the data and pauses; {_GATED} then answer "
         "`CONSENT_REQUIRED` until `enable --confirm`. `revoke --delete --confirm` is "
         "irreversible, works on a missing, damaged, newer-release or unsafe store, beside "
         "planted side files and on a full disk, and leaves the directory empty.",

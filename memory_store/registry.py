@@ -204,6 +204,20 @@ class Tool:
 
 
 CONFIRM = Option("confirm", "flag", "the user has explicitly agreed", cli_only=True)
+
+# Worked examples, shown under a command's --help and in references/cli.md; each
+# command line in them is run by the tests (tests/test_reach_person.py).
+EXAMPLES: dict[str, str] = {
+    "apply": """\
+examples:
+  memory-store apply --json '{"scope": "object", "subject_id": "obj-a", "field": "display_label", "value": "小林（读书会认识的设计师）", "source_type": "user_report"}'
+  memory-store apply --json '{"deltas": [{"scope": "event", "subject_id": "obj-a", "field": "first_date", "value": "一起去看了展览", "source_type": "user_report", "occurred_at": "2026-08-02"}, {"scope": "user", "field": "relationship_goal", "value": "想找认真的关系", "source_type": "user_explicit"}]}'
+  memory-store apply --file delta.json --dry-run
+
+subject_id is a code (obj-a); the person's name goes in display_label. occurred_at
+is a date like 2026-08-02: work out "last Saturday" first. The rules of every key:
+references/memory-rules.md and schemas/delta.schema.json.""",
+}
 ROW = "row"
 ROWS = "list of rows"
 ERASED = (

@@ -94,7 +94,7 @@ class MemoryStore:
         return enable(self.location, confirm)
 
     def pause(self) -> dict[str, Any]:
-        """Stop apply and context until resume; nothing is deleted."""
+        """Stop apply, context, search and import until resume; nothing is deleted."""
         from .consent import set_paused
 
         with self._open() as session:

@@ -340,3 +340,47 @@ async def test_one_memory_and_one_undo_step_read_as_singular(private_store: Path
         "This cannot be undone."
     )
     assert seen[1].startswith("Stop remembering? The 1 memory stays,")
+
+
+# ---------------------------------------------------------------- help
+
+
+def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
+    from memory_store.registry import EXAMPLES
+
+    help_text = run_cli("apply", "--help", check_envelope=False)
+    assert help_text.code == 0 and "examples:" in help_text.stdout
+    assert EXAMPLES["apply"].splitlines()[1] in help_text.stdout
+    ok("enable", "--confirm")
+    lines = [line.strip() for line in EXAMPLES["apply"].splitlines()]
+    runnable = [line for line in lines if line.startswith("memory-store apply --json")]
+    assert len(runnable) == 2
+    for line in runnable:
+        result = ok(*shlex.split(line)[1:], "--dry-run")
+        assert result["dry_run"] is True and result["results"]
+
+
+def test_pause_help_names_what_it_stops_and_it_stops_them(private_store: Path) -> None:
+    from memory_store.commands_consent import GATED
+
+    help_text = run_cli("pause", "--help", check_envelope=False).stdout
+    stopped_line = help_text.split("\n\n")[1]
+    for name in GATED:
+        assert name in stopped_line
+    ok("enable", "--confirm")
+    put(delta(value="小林"))
+    document = json.dumps(ok("export")["document"], ensure_ascii=False)
+    ok("pause")
+    fails("MEMORY_PAUSED", "apply", "--json", json.dumps(delta(value="x")))
+    fails("MEMORY_PAUSED", "context", "--subject-id", "obj-a")
+    fails("MEMORY_PAUSED", "search", "--query", "小林")
+    fails("MEMORY_PAUSED", "import", "-", input=document)
+    for still in (["show"], ["status"], ["log"], ["export"], ["undo"]):
+        ok(*still)
+
+
+def test_cli_reference_lists_version_beside_help() -> None:
+    reference = (Path(__file__).parent.parent / "references" / "cli.md").read_text("utf-8")
+    assert "`--help` and `--version`" in reference
+    version = run_cli("--version", check_envelope=False)
+    assert version.code == 0 and version.stdout.startswith("memory-store ")
