@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import delta, fails, ok, put, run_cli
+from conftest import cli, delta, fails, ok, put, run_cli
 from mcp import Client
 
 from memory_store import MemoryStore
@@ -384,3 +384,56 @@ def test_cli_reference_lists_version_beside_help() -> None:
     assert "`--help` and `--version`" in reference
     version = run_cli("--version", check_envelope=False)
     assert version.code == 0 and version.stdout.startswith("memory-store ")
+
+
+# ---------------------------------------------------------------- tables that fit
+
+
+LONG = "在读书会认识的室内设计师，喜欢周末去看展览，also likes long walks by the river"
+
+
+@pytest.fixture
+def wide(private_store: Path) -> Path:
+    ok("enable", "--confirm")
+    put(delta(subject="obj-a", value="小林"), delta(subject="obj-a", field="fact", value=LONG))
+    put(delta(subject="obj-b", value="007"))
+    return private_store
+
+
+@pytest.mark.parametrize("columns", [100, 60, 44])
+@pytest.mark.parametrize(
+    "command", [["search", "--query", "设计师 小林 007"], ["log"], ["show"], ["status"]]
+)
+def test_tables_fit_the_terminal(wide: Path, command: list[str], columns: int) -> None:
+    from test_table import _check_aligned
+    from wcwidth import wcswidth
+
+    shown = cli("--format", "table", *command, env={"COLUMNS": str(columns)}, check_envelope=False)
+    assert shown.code == 0 and shown.stderr == ""
+    lines = shown.stdout.splitlines()
+    assert max(wcswidth(line) for line in lines) <= columns, shown.stdout
+    assert "{" not in shown.stdout or command == ["status"]  # rows are tables, not JSON blobs
+    _check_aligned(shown.stdout)
+    if command[0] in ("search", "show"):
+        assert "…" in shown.stdout and LONG not in shown.stdout
+        assert "007" in shown.stdout  # a value that looks like a number stays text
+
+
+def test_search_table_shows_rows_as_columns(wide: Path) -> None:
+    shown = cli("--format", "table", "search", "--query", "设计师", check_envelope=False)
+    header = next(line for line in shown.stdout.splitlines() if " scope " in line)
+    assert header.split() == [
+        "subject_id",
+        "scope",
+        "field",
+        "value",
+        "occurred_at",
+        "confidence",
+        "id",
+    ]
+    assert LONG in shown.stdout  # not a terminal, no COLUMNS: every value whole
+
+
+def test_a_pipe_gets_every_value_whole(wide: Path) -> None:
+    piped = run_cli("--format", "table", "show", check_envelope=False, env={"COLUMNS": ""})
+    assert piped.code == 0 and LONG in piped.stdout  # stdout is a pipe: nothing clipped
