@@ -437,3 +437,13 @@ def test_search_table_shows_rows_as_columns(wide: Path) -> None:
 def test_a_pipe_gets_every_value_whole(wide: Path) -> None:
     piped = run_cli("--format", "table", "show", check_envelope=False, env={"COLUMNS": ""})
     assert piped.code == 0 and LONG in piped.stdout  # stdout is a pipe: nothing clipped
+
+
+def test_readme_library_table_lists_every_public_method() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text("utf-8")
+    table = [line for line in readme.splitlines() if line.startswith("| ")]
+    public = [name for name in dir(MemoryStore) if not name.startswith("_")]
+    assert "search" in public and "hold" in public
+    for name in public:
+        assert any(f"`{name}(" in line for line in table), name
+    assert any("query=None" in line and "`context(" in line for line in table)
