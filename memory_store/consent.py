@@ -145,7 +145,7 @@ def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
     created = _create_store(location)
     session = Session.attach(location)
     if session is None:
-        raise not_initialized()  # removed again by a concurrent revoke --delete
+        raise not_initialized(location)  # removed again by a concurrent revoke --delete
     with Opened(session):
         session.inspect(migrate_older=False)
         session.initialize()

@@ -134,12 +134,11 @@ def _json_path(prefix: str, parts: Any) -> str:
 PATTERN_RULES = {
     "occurred_at": (
         "must be a date like 2026-08-02, or a date and time like 2026-08-02T14:30+08:00; "
-        "work out a relative date (“上周六”, “last Saturday”) from today "
-        "first, or leave occurred_at out when the date is unknown"
+        "work out a relative date such as “上周六” or “last Saturday” from today's date first"
     ),
     "subject_id": (
-        "must be a code like obj-a (letters, digits and _ . : -, at most 64, starting with "
-        "a letter or digit); put the person's name in display_label"
+        "must be a code like obj-a; put the person's name in display_label "
+        "(a code is 1-64 letters, digits and _ . : -, starting with a letter or digit)"
     ),
     "field": "must be lowercase snake_case, such as display_label (a-z, 0-9 and _, at most 64)",
     "id": "must be a memory id like m-0123456789abcdef, as show or context print it",

@@ -95,6 +95,12 @@ def test_doctor_advice_names_the_store(env_store: Path) -> None:
     assert f"`memory-store --data-dir {shlex.quote(str(env_store))} doctor --fix`" in message
 
 
+def test_not_initialized_names_the_store_to_enable(tmp_path: Path) -> None:
+    where = tmp_path / "elsewhere"
+    failed = fails("NOT_INITIALIZED", "--data-dir", str(where), "log")
+    assert f"`memory-store --data-dir {where} enable --confirm`" in failed.error["message"]
+
+
 @pytest.mark.anyio
 async def test_mcp_cannot_ask_names_a_store_set_by_the_environment(env_store: Path) -> None:
     put(delta(value="小林"))
@@ -447,3 +453,39 @@ def test_readme_library_table_lists_every_public_method() -> None:
     for name in public:
         assert any(f"`{name}(" in line for line in table), name
     assert any("query=None" in line and "`context(" in line for line in table)
+
+
+# ---------------------------------------------------------------- errors a person can act on
+
+
+def _refusal(**changes: Any) -> dict[str, Any]:
+    body = {**delta(scope="event", field="met", value="在读书会认识"), **changes}
+    failed = fails("INVALID_DELTA", "apply", "--json", json.dumps(body, ensure_ascii=False))
+    return failed.error
+
+
+@pytest.mark.parametrize(
+    ("key", "bad", "words"),
+    [
+        ("occurred_at", "上周六", "must be a date like 2026-08-02, or a date and time like"),
+        ("subject_id", "小林", "a code like obj-a; put the person's name in display_label"),
+        ("field", "Display Label", "lowercase snake_case, such as display_label"),
+    ],
+)
+def test_validation_says_the_rule_in_words(
+    private_store: Path, key: str, bad: str, words: str
+) -> None:
+    ok("enable", "--confirm")
+    error = _refusal(**{key: bad})
+    assert error["message"].startswith(key) and words in error["message"]
+    assert "^" not in error["message"] and "[0-9]" not in error["message"]
+    assert error["details"]["path"] == f"$.{key}"
+    assert error["details"]["pattern"].startswith("^")  # the machine form stays in details
+    assert ok("show")["count"] == 0
+
+
+def test_an_impossible_date_is_explained_too(private_store: Path) -> None:
+    ok("enable", "--confirm")
+    error = _refusal(occurred_at="2026-02-30")
+    assert "a real calendar date like 2026-08-02" in error["message"]
+    assert "YYYY" not in error["message"] and "YYYY-MM-DD" in error["details"]["format"]
