@@ -254,7 +254,8 @@ def subject_option(help_text: str, positional: bool = False) -> Option:
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,
-        schema={"type": "string", "minLength": 1, "maxLength": 64},
+        # a code is at most 64 characters, a display_label (which names a subject too) 200
+        schema={"type": "string", "minLength": 1, "maxLength": policy.VALUE_CHARS_MAX},
     )
 
 
