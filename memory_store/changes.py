@@ -323,5 +323,5 @@ class Batch:
         trimmed = trim_history(self.conn)
         session.set(write_seq=self.seq, **({"erase_pending": True} if trimmed else {}))
         result["op_id"] = op_id
-        result["undo_hint"] = f"memory-store undo --op-id {op_id}"
+        result["undo_hint"] = session.location.command("undo", "--op-id", op_id)
         return result, trimmed

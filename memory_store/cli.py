@@ -9,6 +9,7 @@ import sys
 from . import __version__, policy
 from .commands import COMMANDS
 from .errors import ArgumentRuleError, MemoryStoreError
+from .registry import EXAMPLES
 from .render import dumps, envelope
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
@@ -142,7 +143,13 @@ def build_parser() -> _Parser:
 
 def build_command_parser(name: str) -> _Parser:
     command = COMMANDS[name]
-    p = _Parser(prog=f"{PROG} {name}", description=command.help, allow_abbrev=False)
+    p = _Parser(
+        prog=f"{PROG} {name}",
+        description=command.help,
+        epilog=EXAMPLES.get(name),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
     p.command_name = name
     groups: dict[str, Any] = {}
     for option in command.options:

@@ -14,6 +14,12 @@ from .registry import (
     subject_option,
 )
 
+# The commands that read or write memory content on the assistant's behalf: pause
+# stops them (MEMORY_PAUSED), revoke too (CONSENT_REQUIRED). The person's own access
+# (show, status, log, export, review), undo and the deletions keep working.
+GATED = ("apply", "context", "search", "import")
+_GATED = ", ".join(GATED[:-1]) + " and " + GATED[-1]
+
 FAMILY = (
     Command(
         "status",
@@ -23,11 +29,25 @@ FAMILY = (
         (
             ("exists", "bool", "a database file exists; when false nothing else was read"),
             (
+                "consent_state",
+                "string / null",
+                "`absent` (no file), `never_enabled` (a file but consent never given: a first `enable` "
+                "that did not finish), `enabled`, `paused`, `revoked` (consent withdrawn, data kept: "
+                "never ask again unless the person raises it); null when the store could not be read "
+                "(newer release, unsafe)",
+            ),
+            (
                 "consent_enabled",
                 "bool / null",
                 "the user's consent is in force (null: store from a newer release)",
             ),
             ("consent_at", "time / null", "when the user first agreed"),
+            (
+                "revoked_at",
+                "time / null",
+                "when consent was last withdrawn (`revoke --confirm`); null if never, and again "
+                "once `enable --confirm` restores it",
+            ),
             ("paused", "bool / null", "memory is paused"),
             ("policy_version", "int / null", "policy the consent was given under"),
             (
@@ -75,15 +95,17 @@ FAMILY = (
     ),
     Command(
         "pause",
-        "Stop apply and context until resume; nothing is deleted.",
+        f"Stop {_GATED} until resume; nothing is deleted.",
         (),
         lambda s, a: s.pause(),
         (
-            ("paused", "true", "apply and context now refuse with `MEMORY_PAUSED`"),
+            ("paused", "true", f"{_GATED} now refuse with `MEMORY_PAUSED`"),
             ("changed", "bool", "false if it was already paused"),
             ("consent_enabled", "true", "consent is unchanged"),
         ),
-        "Needs consent (`CONSENT_REQUIRED` otherwise); idempotent.",
+        "Needs consent (`CONSENT_REQUIRED` otherwise); idempotent. While paused, show, status, "
+        "log, export, review, undo and the forget commands still work: the person can still "
+        "see, undo and delete.",
     ),
     Command(
         "resume",
@@ -91,7 +113,7 @@ FAMILY = (
         (),
         lambda s, a: s.resume(),
         (
-            ("paused", "false", "apply and context work again"),
+            ("paused", "false", f"{_GATED} work again"),
             ("changed", "bool", "false if it was not paused"),
             ("consent_enabled", "true", "consent is unchanged"),
         ),
@@ -133,9 +155,17 @@ FAMILY = (
                 "undo operations that mentioned the subject, removed",
             ),
             ERASED,
+            (
+                "subject_id",
+                "string",
+                "the subject forgotten: the code given, or the one whose `display_label` was given",
+            ),
         ),
-        "Not undoable; `forget-object user --confirm` forgets the user's own profile. "
-        "`SUBJECT_NOT_FOUND` lists the known subject ids in `details.known_subjects`.",
+        "Not undoable; `forget-object user --confirm` forgets the user's own profile. SUBJECT "
+        "is a code or exactly one subject's `display_label` (two subjects with that label: "
+        "`INVALID_ARGUMENTS` listing both in `details.subjects`). `SUBJECT_NOT_FOUND` names the "
+        "known subjects with their labels: `details.subjects` (`subject_id`, `display_label`), "
+        "and the codes alone in `details.known_subjects`.",
     ),
     Command(
         "revoke",
@@ -158,7 +188,7 @@ FAMILY = (
                 "with `--delete` only: false when not even zeros could be written (a full disk); the files were removed anyway",
             ),
         ),
-        "`revoke --confirm` keeps the data and pauses; apply and context then answer "
+        f"`revoke --confirm` keeps the data and pauses; {_GATED} then answer "
         "`CONSENT_REQUIRED` until `enable --confirm`. `revoke --delete --confirm` is "
         "irreversible, works on a missing, damaged, newer-release or unsafe store, beside "
         "planted side files and on a full disk, and leaves the directory empty.",

@@ -73,7 +73,8 @@ FAMILY = (
             Option(
                 "file",
                 "path",
-                "the export document; - reads standard input",
+                "the export document, or export's whole output; - reads standard input "
+                "(memory-store export | memory-store import -)",
                 metavar="FILE",
                 positional=True,
                 cli_only=True,
@@ -88,11 +89,18 @@ FAMILY = (
                 "the operation to undo; null for a dry run or when nothing changed",
             ),
             ("counts", "object", "rows `created`, `updated` and `unchanged`"),
-            ("summary", "string", '"imported N memories: … created, … updated, … unchanged"'),
+            (
+                "summary",
+                "string",
+                '"imported N memories: … created, … updated, … unchanged" '
+                '(a dry run: "would import N memories: … to create, … to update, … unchanged")',
+            ),
             ("undo_hint", "string / null", "the command that reverts the whole import"),
             ("dry_run", "bool", "true when nothing was written"),
         ),
-        "Needs consent and no pause. At most 1 MiB; a document of another format version is "
+        "Needs consent and no pause. Takes the bare document (`export --output`'s file, or "
+        "`data.document`) or the whole envelope `export` prints, so `memory-store export | "
+        "memory-store import -` works. At most 1 MiB; a document of another format version is "
         "`INVALID_DELTA`. Every row is checked like an `apply` delta (field rules, "
         "`SENSITIVE_REJECTED`, `SOURCE_NOT_ELIGIBLE`) and upserted by key with its own "
         "`occurred_at`, `confidence`, sources, times and (when free) id. An import that would "

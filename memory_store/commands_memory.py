@@ -135,6 +135,11 @@ FAMILY = (
         ),
         lambda s, a: s.show(subject_id=a["subject_id"], scope=a["scope"]),
         (
+            (
+                "subject_id",
+                "string / null",
+                "the subject shown: the code given, or the one whose `display_label` was given",
+            ),
             ("count", "int", "number of rows"),
             ("memories", ROWS, "ordered by scope, subject, field, event date"),
         ),
@@ -160,7 +165,11 @@ FAMILY = (
             subject_id=a["subject_id"], max_chars=a["max_chars"], query=a["query"]
         ),
         (
-            ("subject_id", "string / null", "the subject asked for"),
+            (
+                "subject_id",
+                "string / null",
+                "the subject asked for: the code given, or the one whose `display_label` was given",
+            ),
             (
                 "subject_known",
                 "bool",
@@ -256,6 +265,11 @@ FAMILY = (
         ),
         (
             ("query", "string", "the query, trimmed"),
+            (
+                "subject_id",
+                "string / null",
+                "the subject searched (the code, also when its `display_label` was given); null for all",
+            ),
             ("count", "int", "rows returned"),
             ("memories", "list of compact rows", "best match first; each carries `subject_id`"),
             ("truncated", "bool", "some matches did not fit in `max_chars`"),

@@ -28,12 +28,33 @@ def limits() -> dict[str, Any]:
     }
 
 
+CONSENT_STATES = ("absent", "never_enabled", "enabled", "paused", "revoked")
+
+
+def consent_state(settings: dict[str, Any]) -> str:
+    """One word for the person's answer, from the settings of an existing store.
+
+    ``revoked`` needs a consent given once (``consent_at``) or a revoke on
+    record: a file whose first ``enable`` never finished (zero-length, or no
+    consent recorded) is ``never_enabled``, a person who has not yet been
+    asked. ``enable --confirm`` clears ``revoked_at``, so a store enabled again
+    is ``enabled`` or ``paused`` as before.
+    """
+    if settings["consent_enabled"]:
+        return "paused" if settings["paused"] else "enabled"
+    if settings["revoked_at"] or settings["consent_at"]:
+        return "revoked"
+    return "never_enabled"
+
+
 def status(location: Location) -> dict[str, Any]:
     """Never fails on a missing store and never creates anything."""
     base: dict[str, Any] = {
         "exists": False,
+        "consent_state": "absent",
         "consent_enabled": False,
         "consent_at": None,
+        "revoked_at": None,
         "paused": False,
         "policy_version": None,
         "schema_version": None,
@@ -51,6 +72,7 @@ def status(location: Location) -> dict[str, Any]:
         # Reported, not refused (contract §17); a file someone else could have swapped is not read.
         base.update(
             exists=os.path.lexists(location.path),
+            consent_state=None if os.path.lexists(location.path) else "absent",
             consent_enabled=None,
             paused=None,
             counts=None,
@@ -66,12 +88,20 @@ def status(location: Location) -> dict[str, Any]:
         base["schema_version"] = session.version
         if session.version > SCHEMA_VERSION:
             # A newer release's store: report what we know, read nothing else.
-            base.update(consent_enabled=None, paused=None, counts=None, undo_available=None)
+            base.update(
+                consent_state=None,
+                consent_enabled=None,
+                paused=None,
+                counts=None,
+                undo_available=None,
+            )
             return base
         s = session.settings()
         base.update(
+            consent_state=consent_state(s),
             consent_enabled=s["consent_enabled"],
             consent_at=s["consent_at"],
+            revoked_at=s["revoked_at"],
             paused=s["paused"],
             policy_version=s["policy_version"],
         )
@@ -115,7 +145,7 @@ def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
     created = _create_store(location)
     session = Session.attach(location)
     if session is None:
-        raise not_initialized()  # removed again by a concurrent revoke --delete
+        raise not_initialized(location)  # removed again by a concurrent revoke --delete
     with Opened(session):
         session.inspect(migrate_older=False)
         session.initialize()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sqlite3
 import stat
 
@@ -71,7 +72,7 @@ def _check_directory(location: Location, f: _Findings) -> bool:
             "dir_mode",
             "warning",
             f"the data directory is readable by group or others (mode {mode:o}); "
-            "consider chmod 700 (doctor never changes a directory)",
+            f"consider `chmod 700 {shlex.quote(location.data_dir)}` (doctor never changes a directory)",
             mode=f"{mode:o}",
         )
     else:
@@ -105,7 +106,8 @@ def _check_modes(location: Location, f: _Findings, fix: bool, fixed: list[str]) 
             f.add(
                 "file_mode",
                 "error",
-                f"{name} has mode {fmode:o}, expected 600 (doctor --fix repairs it)",
+                f"{name} has mode {fmode:o}, expected 600 "
+                f"(`{location.command('doctor', '--fix')}` repairs it)",
                 file=name,
                 mode=f"{fmode:o}",
             )

@@ -66,13 +66,29 @@ def error(code: str, message: str, **details: Any) -> MemoryStoreError:
     return MemoryStoreError(code, message, details)
 
 
-def require_confirm(confirm: bool, what: str) -> None:
-    """Step 1 of the check order: a destructive command without ``--confirm`` changes nothing."""
-    if not confirm:
-        raise error(
-            "CONFIRMATION_REQUIRED",
-            f"{what} needs --confirm, given only after the user's explicit words; nothing changed",
+_AFTER_YES = "given only after the user's explicit words; nothing changed"
+
+
+class ConfirmationRequired(MemoryStoreError):
+    """CONFIRMATION_REQUIRED in the caller's own words: the library's message says
+    ``confirm=True``; the command line's (:meth:`on_command_line`) says ``--confirm``."""
+
+    def __init__(self, command: str):
+        call = command.replace(" --delete", "(delete=True)").replace("-", "_")
+        super().__init__("CONFIRMATION_REQUIRED", f"{call} needs confirm=True, {_AFTER_YES}")
+        self.command = command
+
+    def on_command_line(self) -> MemoryStoreError:
+        return MemoryStoreError(
+            "CONFIRMATION_REQUIRED", f"{self.command} needs --confirm, {_AFTER_YES}", self.details
         )
+
+
+def require_confirm(confirm: bool, what: str) -> None:
+    """Step 1 of the check order: a destructive command without confirmation changes nothing.
+    ``what`` is the command's name on the command line (``revoke --delete``)."""
+    if not confirm:
+        raise ConfirmationRequired(what)
 
 
 def unavailable(exc: OSError) -> MemoryStoreError:

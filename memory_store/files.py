@@ -53,14 +53,41 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     return normal_path(user_data_dir(APP_NAME, appauthor=False))
 
 
-class Location:
-    """Where one store lives: its directory and its database file."""
+def command_line(data_dir: str | None, *words: str) -> str:
+    """The text of a command handed to the person: ``memory-store [--data-dir DIR] WORDS…``.
 
-    __slots__ = ("data_dir", "path")
+    ``data_dir`` is None for the platform default store, which the person's
+    terminal finds by itself; any other directory is named, because their
+    terminal has neither the host's arguments nor its environment (contract
+    §22). Every word is shell-quoted, so the line can be pasted as it is.
+    """
+    from shlex import quote
+
+    named = ("--data-dir", data_dir) if data_dir is not None else ()
+    return " ".join(quote(w) for w in (APP_NAME, *named, *words))
+
+
+class Location:
+    """Where one store lives: its directory and its database file.
+
+    ``named`` is true when the directory came from ``--data-dir`` (or the
+    library's ``data_dir``) or ``MEMORY_STORE_DIR`` rather than the platform
+    default: commands handed to the person then name it (:meth:`command`).
+    Such a directory is named even when it happens to be the default's path:
+    finding the default costs the platformdirs import, which the per-turn
+    paths do not pay, and naming it anyway is still the right store.
+    """
+
+    __slots__ = ("data_dir", "path", "named")
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None):
         self.data_dir = resolve_data_dir(data_dir)
         self.path = os.path.join(self.data_dir, DB_NAME)
+        self.named = (data_dir is not None and str(data_dir) != "") or bool(os.environ.get(ENV_DIR))
+
+    def command(self, *words: str) -> str:
+        """:func:`command_line` for this store: ``location.command("undo", "--op-id", op)``."""
+        return command_line(self.data_dir if self.named else None, *words)
 
 
 def make_private_dirs(path: str) -> None:

@@ -35,6 +35,17 @@ def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
+def _all(count: int, one: str, many: str) -> str:
+    """ "the 1 memory" / "all 3 memories": "all" only where there is more than one."""
+    return f"the {_n(count, one, many)}" if count == 1 else f"all {_n(count, one, many)}"
+
+
+def _steps(ops: int, it: str) -> str:
+    """The undo steps that mention ``it``, the verb agreeing with the count."""
+    verb = "mentions" if ops == 1 else "mention"
+    return f"the {_n(ops, 'undo step', 'undo steps')} that {verb} {it}"
+
+
 def _pick(language: str, zh: str, en: str) -> str:
     return zh if language == "zh" else en if language == "en" else f"{zh}\n{en}"
 
@@ -72,32 +83,33 @@ def ask(command: str, args: dict[str, Any], facts: dict[str, Any]) -> tuple[str,
         zh = f"删除这条关于{who_zh}的记忆吗？“{_short(value)}”，以及提到它的 {ops} 个撤销步骤。"
         zh += IRREVERSIBLE[0]
         en = (
-            f"Delete this memory about {who_en}: “{_short(value)}”, and the "
-            f"{_n(ops, 'undo step', 'undo steps')} that mention it? {IRREVERSIBLE[1]}"
+            f"Delete this memory about {who_en}: “{_short(value)}”, and "
+            f"{_steps(ops, 'it')}? {IRREVERSIBLE[1]}"
         )
     elif command == "forget-object":
         zh = f"删除关于{who_zh}的全部 {rows} 条记忆，以及提到它们的 {ops} 个撤销步骤吗？{IRREVERSIBLE[0]}"
         en = (
-            f"Delete all {_n(rows, 'memory', 'memories')} about {who_en} and the "
-            f"{_n(ops, 'undo step', 'undo steps')} that mention them? {IRREVERSIBLE[1]}"
+            f"Delete {_all(rows, 'memory', 'memories')} about {who_en} and "
+            f"{_steps(ops, 'it' if rows == 1 else 'them')}? {IRREVERSIBLE[1]}"
         )
     elif command == "clear":
         zh = f"删除全部 {rows} 条记忆和 {ops} 个撤销步骤吗？记忆功能保持开启。{IRREVERSIBLE[0]}"
         en = (
-            f"Delete all {_n(rows, 'memory', 'memories')} and the "
+            f"Delete {_all(rows, 'memory', 'memories')} and the "
             f"{_n(ops, 'undo step', 'undo steps')}? Memory stays on. {IRREVERSIBLE[1]}"
         )
     elif command == "revoke" and args.get("delete"):
         zh = f"删除全部 {rows} 条记忆、{ops} 个撤销步骤和记忆文件，并停止记忆吗？{IRREVERSIBLE[0]}"
         en = (
-            f"Delete all {_n(rows, 'memory', 'memories')}, the "
+            f"Delete {_all(rows, 'memory', 'memories')}, the "
             f"{_n(ops, 'undo step', 'undo steps')} and the memory file, and stop remembering? "
             f"{IRREVERSIBLE[1]}"
         )
     elif command == "revoke":
         zh = f"停止记忆吗？已有的 {rows} 条记忆会保留，但在你重新开启之前，助手不会再读取或写入。"
         en = (
-            f"Stop remembering? The {_n(rows, 'memory', 'memories')} stay, but nothing is read "
+            f"Stop remembering? The {_n(rows, 'memory', 'memories')} "
+            f"{'stays' if rows == 1 else 'stay'}, but nothing is read "
             "or written until you turn memory on again."
         )
     else:

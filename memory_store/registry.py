@@ -14,7 +14,7 @@ Importing this module must stay cheap: every assistant turn pays for it.
 from __future__ import annotations
 
 from . import policy
-from .errors import ArgumentRuleError
+from .errors import ArgumentRuleError, ConfirmationRequired
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -163,11 +163,26 @@ class Command:
         self.name = name
         self.help = help
         self.options = options
-        self.call = call
+        self.call = _in_command_words(call) if call and CONFIRM in options else call
         self.output = output
         self.notes = notes
         self.tool: Tool | None = None  # set below, from TOOLS
         self.serves = serves  # owns stdout (the MCP server): no envelope on success
+
+
+def _in_command_words(
+    call: Callable[[Any, dict[str, Any]], dict[str, Any]],
+) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
+    """A command taking ``--confirm``: its missing-confirmation error names the flag, not
+    the library's ``confirm=True`` (the MCP server always passes a confirmation it asked for)."""
+
+    def run(store: Any, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return call(store, args)
+        except ConfirmationRequired as exc:
+            raise exc.on_command_line() from None
+
+    return run
 
 
 class Tool:
@@ -195,6 +210,20 @@ class Tool:
 
 
 CONFIRM = Option("confirm", "flag", "the user has explicitly agreed", cli_only=True)
+
+# Worked examples, shown under a command's --help and in references/cli.md; each
+# command line in them is run by the tests (tests/test_reach_person.py).
+EXAMPLES: dict[str, str] = {
+    "apply": """\
+examples:
+  memory-store apply --json '{"scope": "object", "subject_id": "obj-a", "field": "display_label", "value": "小林（读书会认识的设计师）", "source_type": "user_report"}'
+  memory-store apply --json '{"deltas": [{"scope": "event", "subject_id": "obj-a", "field": "first_date", "value": "一起去看了展览", "source_type": "user_report", "occurred_at": "2026-08-02"}, {"scope": "user", "field": "relationship_goal", "value": "想找认真的关系", "source_type": "user_explicit"}]}'
+  memory-store apply --file delta.json --dry-run
+
+subject_id is a code (obj-a); the person's name goes in display_label. occurred_at
+is a date like 2026-08-02: work out "last Saturday" first. The rules of every key:
+references/memory-rules.md and schemas/delta.schema.json.""",
+}
 ROW = "row"
 ROWS = "list of rows"
 ERASED = (
@@ -218,15 +247,21 @@ QUERY = Option(
 )
 
 
+SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
+
+
 def subject_option(help_text: str, positional: bool = False) -> Option:
+    """A subject argument: a code, or a display label that names exactly one subject
+    (``subjects.resolve``)."""
     return Option(
         "subject_id",
         "text",
-        help_text,
+        f"{help_text}: {SUBJECT_NAMES}" if help_text else SUBJECT_NAMES,
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,
-        schema={"type": "string", "minLength": 1, "maxLength": 64},
+        # a code is at most 64 characters, a display_label (which names a subject too) 200
+        schema={"type": "string", "minLength": 1, "maxLength": policy.VALUE_CHARS_MAX},
     )
 
 

@@ -20,7 +20,6 @@ import inspect
 import json
 import logging
 import os
-import shlex
 import sys
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -43,7 +42,6 @@ from pydantic import BaseModel, Field, WithJsonSchema
 from . import __version__, questions, skill
 from .commands import COMMANDS, Command, Option
 from .errors import MemoryStoreError
-from .files import resolve_data_dir
 from .render import dumps
 
 log = logging.getLogger("memory_store.server")
@@ -223,11 +221,9 @@ def _facts(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str:
-    """The exact command line the person can run themselves, on this store."""
-    words = ["memory-store"]
-    if resolve_data_dir(None) != store.data_dir:  # the person's terminal finds another store
-        words += ["--data-dir", store.data_dir]
-    words.append(command.name)
+    """The exact command line the person can run themselves, on this store (named unless
+    it is the platform default: their terminal has not the server's environment)."""
+    words = [command.name]
     for option in command.options:
         value = args.get(option.name)
         if option.positional and value is not None:
@@ -236,7 +232,7 @@ def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str
             words.append(option.flag)
     if any(o.name == "confirm" for o in command.options):
         words.append("--confirm")
-    return " ".join(shlex.quote(w) for w in words)
+    return store.location.command(*words)
 
 
 def _resolver(store: Any, command: Command, params: list[inspect.Parameter]) -> Any:

@@ -31,10 +31,12 @@ if TYPE_CHECKING:
     from .files import Location
 
 
-def not_initialized() -> MemoryStoreError:
+def not_initialized(location: Location | None = None) -> MemoryStoreError:
+    """NOT_INITIALIZED; with the store's ``location``, the command names it (contract §22)."""
+    command = location.command("enable", "--confirm") if location else "enable --confirm"
     return error(
         "NOT_INITIALIZED",
-        "long-term memory is not enabled: ask the user, then run `enable --confirm`",
+        f"long-term memory is not enabled: ask the user, then run `{command}`",
     )
 
 
@@ -111,7 +113,7 @@ class Session:
         """A session on an existing, current store; NOT_INITIALIZED when there is none."""
         session = cls.attach(location)
         if session is None:
-            raise not_initialized()
+            raise not_initialized(location)
         try:
             session.inspect()
         except BaseException:
@@ -251,7 +253,7 @@ class Session:
                 "STORE_BUSY",
                 "the store was replaced while this command ran; nothing was written; try again",
             )
-        raise not_initialized()
+        raise not_initialized(self.location)
 
     def location_exists(self) -> bool:
         return os.path.lexists(self.location.path)

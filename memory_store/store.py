@@ -94,7 +94,7 @@ class MemoryStore:
         return enable(self.location, confirm)
 
     def pause(self) -> dict[str, Any]:
-        """Stop apply and context until resume; nothing is deleted."""
+        """Stop apply, context, search and import until resume; nothing is deleted."""
         from .consent import set_paused
 
         with self._open() as session:
@@ -142,7 +142,8 @@ class MemoryStore:
         from . import recall
 
         with self._open() as session:
-            return recall.show(session, subject_id, scope)
+            subject_id = _subject(session, subject_id)
+            return {"subject_id": subject_id, **recall.show(session, subject_id, scope)}
 
     def context(
         self,
@@ -159,6 +160,7 @@ class MemoryStore:
         from . import recall
 
         with self._open() as session:
+            subject_id = _subject(session, subject_id, gated=True)
             return recall.context(session, subject_id, max_chars, query)
 
     def search(
@@ -179,7 +181,9 @@ class MemoryStore:
         from . import recall
 
         with self._open() as session:
-            return recall.search(session, query, subject_id, scope, limit, max_chars)
+            subject_id = _subject(session, subject_id, gated=True)
+            found = recall.search(session, query, subject_id, scope, limit, max_chars)
+            return {"query": found.pop("query"), "subject_id": subject_id, **found}
 
     # ------------------------------------------------------------------ forgetting
 
@@ -197,9 +201,11 @@ class MemoryStore:
         check_text(subject_id, "subject_id")
         require_confirm(confirm, "forget-object")
         from . import erasure
+        from .subjects import resolve_existing
 
         with self._open() as session:
-            return erasure.forget(session, "subject_id", subject_id)
+            subject_id = resolve_existing(session, subject_id)
+            return {**erasure.forget(session, "subject_id", subject_id), "subject_id": subject_id}
 
     def forget_preview(
         self, memory_id: str | None = None, subject_id: str | None = None
@@ -212,8 +218,11 @@ class MemoryStore:
         )
         check_text(value, column)
         from . import erasure
+        from .subjects import resolve_existing
 
         with self._open() as session:
+            if column == "subject_id":
+                value = resolve_existing(session, value)
             return erasure.preview(session, column, value)
 
     def clear(self, confirm: bool = False) -> dict[str, Any]:
@@ -270,6 +279,19 @@ class MemoryStore:
 
         self._drop_held()
         return run_doctor(self.location, fix)
+
+
+def _subject(session: Session, given: str | None, gated: bool = False) -> str | None:
+    """The subject code a caller's value means: a code, or exactly one subject's
+    display_label (``subjects.resolve``). ``gated``: the consent gate comes first (contract
+    §5's order), so without consent not even the labels are read."""
+    if given is None:
+        return None
+    if gated:
+        session.gate(session.settings())
+    from .subjects import resolve
+
+    return resolve(session, given)
 
 
 def limits() -> dict[str, Any]:

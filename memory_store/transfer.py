@@ -116,8 +116,36 @@ def _bad(message: str, path: str = "$", index: int | None = None) -> Exception:
     return error("INVALID_DELTA", message, index=index, path=path)
 
 
+_ENVELOPE_KEYS = {"schema", "ok", "command", "data", "error"}
+
+
+def _unwrap(body: Any) -> Any:
+    """The document inside what ``memory-store export`` printed, so that
+    ``memory-store export | memory-store import -`` works; anything else is returned
+    as it is (a bare document, or something ``_document_rows`` refuses)."""
+    if not isinstance(body, dict) or "format" in body or set(body) != _ENVELOPE_KEYS:
+        return body
+    if body["schema"] != "memory-store/v1":
+        raise _bad(f"an envelope of another schema ({body['schema']!r})", "$.schema")
+    if body["command"] != "export" or body["ok"] is not True:
+        raise _bad(
+            "this envelope is not a successful export's; "
+            "give an export document, or pipe `memory-store export` into `import -`",
+            "$.command",
+        )
+    data = body["data"]
+    if not isinstance(data, dict) or "document" not in data:
+        raise _bad(
+            "this export was written to a file (--output): import that file instead",
+            "$.data.document",
+        )
+    return data["document"]
+
+
 def _document_rows(body: Any) -> list[Any]:
-    """The export document's memories, once its format and shape are this release's."""
+    """The export document's memories (bare, or inside export's envelope), once its
+    format and shape are this release's."""
+    body = _unwrap(body)
     if not isinstance(body, dict) or not isinstance(body.get("format"), str):
         raise _bad("not a memory-store export document (no format)", "$.format")
     found = body["format"]
@@ -226,6 +254,20 @@ def _is_date(value: Any) -> bool:
     return True
 
 
+def _summary(total: int, counts: dict[str, int], dry_run: bool) -> str:
+    """The import's one line; a dry run imported nothing, so it says what would be."""
+    memories = "1 memory" if total == 1 else f"{total} memories"
+    if dry_run:
+        return (
+            f"would import {memories}: {counts['created']} to create, "
+            f"{counts['updated']} to update, {counts['unchanged']} unchanged"
+        )
+    return (
+        f"imported {memories}: {counts['created']} created, "
+        f"{counts['updated']} updated, {counts['unchanged']} unchanged"
+    )
+
+
 def import_(session: Session, source: object, dry_run: bool = False) -> dict[str, Any]:
     """Bring an export back: all rows or none, one undoable operation, never pruned."""
     session.gate(session.settings())
@@ -236,7 +278,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
         raw = bytes(raw)
     elif not isinstance(raw, (bytes, str)):
         raw = json.dumps(raw, ensure_ascii=False)
-    body = validation.parse_body(raw, policy.IMPORT_BYTES_MAX, "an export document")
+    body = _unwrap(validation.parse_body(raw, policy.IMPORT_BYTES_MAX, "an export document"))
     memories = _document_rows(body)
     version = READ_FORMATS.index(body["format"]) + 1
     deltas = [_delta_of(row, i, version) for i, row in enumerate(memories)]
@@ -255,10 +297,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
             counts = {a: 0 for a in ("created", "updated", "unchanged")}
             for r in batch.results:
                 counts[r["action"]] += 1
-            summary = (
-                f"imported {len(deltas)} memories: {counts['created']} created, "
-                f"{counts['updated']} updated, {counts['unchanged']} unchanged"
-            )
+            summary = _summary(len(deltas), counts, dry_run)
             result, trimmed = batch.finish(session, summary)
             if dry_run:
                 raise changes.DryRun(result)

@@ -128,6 +128,35 @@ def _json_path(prefix: str, parts: Any) -> str:
     return out
 
 
+# The rule of each patterned key in words, with the fix (contract §22): a person
+# reading the error should not have to read a regular expression. The pattern
+# itself stays in ``details.pattern`` for programs.
+PATTERN_RULES = {
+    "occurred_at": (
+        "must be a date like 2026-08-02, or a date and time like 2026-08-02T14:30+08:00; "
+        "work out a relative date such as “上周六” or “last Saturday” from today's date first"
+    ),
+    "subject_id": (
+        "must be a code like obj-a; put the person's name in display_label "
+        "(a code is 1-64 letters, digits and _ . : -, starting with a letter or digit)"
+    ),
+    "field": "must be lowercase snake_case, such as display_label (a-z, 0-9 and _, at most 64)",
+    "id": "must be a memory id like m-0123456789abcdef, as show or context print it",
+}
+
+
+def pattern_rule(key: str) -> str:
+    """The words for a patterned key's rule (``PATTERN_RULES``), or a plain fallback."""
+    return PATTERN_RULES.get(key, "is not in the expected form")
+
+
+def _schema_details(error: Any) -> dict[str, Any]:
+    """The machine form of a schema error, kept beside the words of the message."""
+    if error.validator == "pattern":
+        return {"pattern": error.validator_value}
+    return {}
+
+
 def _describe(error: Any) -> str:
     """A message that never echoes the offending value (it might be sensitive)."""
     where = ".".join(str(p) for p in error.absolute_path) or "delta"
@@ -151,7 +180,8 @@ def _describe(error: Any) -> str:
     if v == "minLength":
         return f"{where} must not be empty"
     if v == "pattern":
-        return f"{where} does not match the pattern {expected}"
+        key = str(error.absolute_path[-1]) if error.absolute_path else where
+        return f"{where} {pattern_rule(key)}"
     if v == "false" or expected is False:
         return f"{where} is not allowed here"
     if v in ("oneOf", "anyOf"):
@@ -213,10 +243,11 @@ def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
         return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (ValueError, OverflowError):
         raise _invalid(
-            f"{path} must be a real date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS[.ffffff]] "
-            "with Z or ±HH:MM",
+            f"{path} must be a real calendar date like 2026-08-02, or a date and time like "
+            "2026-08-02T14:30+08:00 (Z or an offset such as +08:00 after the time)",
             index,
             path,
+            format="YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.ffffff]](Z|±HH:MM)",
         ) from None
 
 
@@ -238,10 +269,11 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
             extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
             if extra:
                 path += "." + _key_text(extra[0])
-        raise _invalid(_describe(error), index, path)
+        raise _invalid(_describe(error), index, path, **_schema_details(error))
     for key, regex in (("subject_id", _SUBJECT_RE), ("field", _FIELD_RE)):
         if key in work and not regex.fullmatch(work[key]):
-            raise _invalid(f"{key} does not match {regex.pattern}", index, f"{prefix}.{key}")
+            pattern = regex.pattern + "$"
+            raise _invalid(f"{key} {pattern_rule(key)}", index, f"{prefix}.{key}", pattern=pattern)
     action = work.get("action", "upsert")
     out: Delta = {"action": action}
     if action != "upsert" and "id" in work:

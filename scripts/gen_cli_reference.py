@@ -26,6 +26,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 
 from memory_store import cli, policy  # noqa: E402
 from memory_store.commands import COMMANDS  # noqa: E402
+from memory_store.registry import EXAMPLES  # noqa: E402
 
 HEADER = """\
 # memory-store command-line reference
@@ -41,8 +42,9 @@ python -m memory_store [GLOBAL OPTIONS] COMMAND [OPTIONS]
 
 Every invocation prints exactly one JSON object on stdout — the envelope
 `{"schema": "memory-store/v1", "ok", "command", "data", "error"}` — and exits
-with the status of its error code (0 on success). `--help` is the one
-exception: it prints help text and exits 0. The codes and statuses are in
+with the status of its error code (0 on success). `--help` and `--version`
+are the two exceptions: they print help text, or `memory-store VERSION`, and
+exit 0. The codes and statuses are in
 [error-codes.md](error-codes.md); the JSON Schemas of the envelope and of each
 command's `data` are in [schemas/](schemas/). Global options go **before** the
 command; an option the command does not know is `INVALID_ARGUMENTS` (exit 2).
@@ -140,6 +142,8 @@ def render() -> str:
         out.append(f"{command.help}\n")
         out.append(f"```\n{_usage(parser)}\n```\n")
         out.append(f"{command.notes}\n")
+        if name in EXAMPLES:
+            out.append(f"```\n{EXAMPLES[name]}\n```\n")
         rows = _option_rows(parser, {o.name: o.kind for o in command.options})
         if rows:
             out.append("| option | takes | meaning |")

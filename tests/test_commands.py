@@ -92,7 +92,10 @@ def test_show_in_every_consent_state(enabled: Path) -> None:
     ok("resume")
     ok("revoke", "--confirm")
     assert ok("show") == expected
-    assert ok("show", "--subject-id", "obj-a", "--scope", "object") == expected
+    assert ok("show", "--subject-id", "obj-a", "--scope", "object") == {
+        **expected,
+        "subject_id": "obj-a",
+    }
 
 
 # ---------------------------------------------------------------------------

@@ -1128,6 +1128,7 @@ _VARYING = [
     (re.compile(r"m-[0-9a-f]{16}"), "m-ID"),
     (re.compile(r"op-[0-9a-f]{8}"), "op-ID"),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "TIME"),
+    (re.compile(r"--data-dir \S+"), "--data-dir DIR"),  # the page's MEMORY_STORE_DIR, named
 ]
 
 

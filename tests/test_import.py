@@ -69,7 +69,7 @@ def test_export_revoke_delete_enable_import_gives_back_the_same_rows(
     ok("enable", "--confirm")
     result = ok("import", str(path))
     assert result["counts"] == {"created": len(rows), "updated": 0, "unchanged": 0}
-    assert result["op_id"] and result["undo_hint"] == f"memory-store undo --op-id {result['op_id']}"
+    assert result["op_id"] and result["undo_hint"].endswith(f" undo --op-id {result['op_id']}")
     assert result["dry_run"] is False
     back = ok("show")["memories"]
     assert back == rows  # every key, the ids and the original times included
@@ -114,7 +114,9 @@ def test_a_dry_run_writes_nothing(exported: tuple[Path, list[dict[str, Any]]]) -
     assert result == {
         "op_id": None,
         "counts": {"created": len(rows), "updated": 0, "unchanged": 0},
-        "summary": f"imported {len(rows)} memories: {len(rows)} created, 0 updated, 0 unchanged",
+        "summary": (
+            f"would import {len(rows)} memories: {len(rows)} to create, 0 to update, 0 unchanged"
+        ),
         "undo_hint": None,
         "dry_run": True,
     }

@@ -345,7 +345,7 @@ async def test_the_question_says_exactly_what_will_happen(store: Any, mode: str)
     texts = [p.message for p in seen]
     assert texts[0] == "删除关于小A的全部 2 条记忆，以及提到它们的 2 个撤销步骤吗？此操作无法撤销。"
     assert texts[1] == (
-        "Delete all 1 memory about Alex and the 1 undo step that mention them? This cannot be undone."
+        "Delete the 1 memory about Alex and the 1 undo step that mentions it? This cannot be undone."
     )
     assert texts[2].startswith("删除关于Alex的全部 1 条记忆")
     assert (
@@ -369,9 +369,11 @@ async def test_a_client_that_cannot_ask_gets_the_command_to_run(store: Any, mode
         result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
         enable = data_of(await call(client, "memory_enable"))
     assert result["changed"] is False and result["reason"] == "cannot_ask"
-    # The person's terminal finds this store by itself (MEMORY_STORE_DIR): no --data-dir.
-    assert result["command"] == "memory-store forget-object obj-a --confirm"
-    assert enable["command"].endswith("enable --confirm")
+    # The person's terminal has not the server's MEMORY_STORE_DIR: the store is named (§22).
+    assert result["command"] == (
+        f"memory-store --data-dir {store.data_dir} forget-object obj-a --confirm"
+    )
+    assert enable["command"] == f"memory-store --data-dir {store.data_dir} enable --confirm"
     assert _state() == before
     line = run_cli(*result["command"].split()[1:])  # and it is the exact command
     assert line.code == 0 and line.data["deleted"] == 2
