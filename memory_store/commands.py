@@ -26,6 +26,7 @@ _ORDER = [
     "show",
     "context",
     "search",
+    "tidy",
     "forget",
     "forget-object",
     "revoke",
@@ -50,6 +51,7 @@ TOOLS: dict[str, Tool] = {
         "memory_context", "回忆相关记忆 · Recall memories", read_only=True, idempotent=True
     ),
     "search": Tool("memory_search", "搜索记忆 · Search memories", read_only=True, idempotent=True),
+    "tidy": Tool("memory_tidy", "整理记忆 · Tidy memory", read_only=True, idempotent=True),
     "show": Tool("memory_show", "查看记忆 · Show memories", read_only=True, idempotent=True),
     "log": Tool("memory_log", "记忆操作记录 · Memory log", read_only=True, idempotent=True),
     "apply": Tool("memory_apply", "写入记忆 · Save to memory"),

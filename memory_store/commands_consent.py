@@ -17,7 +17,7 @@ from .registry import (
 # The commands that read or write memory content on the assistant's behalf: pause
 # stops them (MEMORY_PAUSED), revoke too (CONSENT_REQUIRED). The person's own access
 # (show, status, log, export, review), undo and the deletions keep working.
-GATED = ("apply", "context", "search", "import")
+GATED = ("apply", "context", "search", "tidy", "import")
 _GATED = ", ".join(GATED[:-1]) + " and " + GATED[-1]
 
 FAMILY = (

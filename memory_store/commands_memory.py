@@ -1,4 +1,4 @@
-"""Commands that write and read memories: apply, undo, log, show, context, search."""
+"""Commands that write and read memories: apply, undo, log, show, context, search, tidy."""
 
 from __future__ import annotations
 
@@ -277,5 +277,30 @@ FAMILY = (
         "Needs consent and no pause (it reads memory content, like `context`); never writes. "
         "Only rows with a positive relevance score, best first (ties: most recently written). "
         'For "who did I say likes hiking?" and for finding which subject the user means.',
+    ),
+    Command(
+        "tidy",
+        "Find what has doubled, gone stale or ended, and propose an apply that fixes it.",
+        (subject_option("only this subject (its label works too)"),),
+        lambda s, a: s.tidy(subject_id=a["subject_id"]),
+        (
+            ("subject_id", "string / null", "the subject looked at; null for the whole store"),
+            (
+                "findings",
+                "list",
+                "each `kind` (`same_concept`, `stale_hypothesis`, `relative_date`, `near_cap`, "
+                "`ended`), `subject_id`, `ids` (rows it is about), `message`",
+            ),
+            (
+                "proposal",
+                "object / null",
+                'an `apply` body (`{"deltas": [...]}`, at most 20) resolving what can be resolved '
+                "mechanically: end the older of two same-concept rows, delete stale hypotheses; "
+                "null when there is nothing to apply",
+            ),
+        ),
+        "Needs consent and no pause (it reads memory content, like `context`); never writes. "
+        "Show the findings to the person and apply `proposal` only on their yes: it is then "
+        "one undoable operation. Run it when `status` shows kinds filling up.",
     ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .policy import ROW_KEYS
+from .policy import ROW_KEYS, TIME_KEYS
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -184,7 +184,8 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         head = _pairs(data, skip=("memories", "roster"))
         if head:
             parts.append(head)
-        parts.append(_rows_table(data.get("memories", []), ROW_KEYS))
+        columns = ROW_KEYS if command == "context" else (*ROW_KEYS, *TIME_KEYS)
+        parts.append(_rows_table(data.get("memories", []), columns))
         if "roster" in data:
             parts.append(
                 _rows_table(
@@ -217,6 +218,12 @@ def table(command: str | None, data: dict[str, Any]) -> str:
     if command == "search":
         head = _pairs(data, skip=("memories",))
         return "\n\n".join([head, _rows_table(data["memories"], SEARCH_COLUMNS)])
+    if command == "tidy":
+        parts = [_pairs(data, skip=("findings", "proposal"))]
+        parts.append(_rows_table(data["findings"], ("kind", "subject_id", "message")))
+        if data.get("proposal"):
+            parts.append("proposal (apply it on the person's yes):\n" + dumps(data["proposal"]))
+        return "\n\n".join(p for p in parts if p)
     if command == "doctor":
         return "\n\n".join(
             [

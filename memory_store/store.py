@@ -185,6 +185,16 @@ class MemoryStore:
             found = recall.search(session, query, subject_id, scope, limit, max_chars)
             return {"query": found.pop("query"), "subject_id": subject_id, **found}
 
+    def tidy(self, subject_id: str | None = None) -> dict[str, Any]:
+        """What has doubled, gone stale or ended, and an ``apply`` body that fixes what can be
+        fixed mechanically; needs consent, never writes (contract §20)."""
+        check_text(subject_id, "subject_id")
+        from . import tidy
+
+        with self._open() as session:
+            subject_id = _subject(session, subject_id, gated=True)
+            return tidy.tidy(session, subject_id)
+
     # ------------------------------------------------------------------ forgetting
 
     def forget(self, memory_id: str, confirm: bool = False) -> dict[str, Any]:

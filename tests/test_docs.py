@@ -404,6 +404,8 @@ def _play(base: Path) -> dict[str, Result]:
     s.run("context-query", a, "context", "--subject-id", "obj-a", "--query", "她最近怎么样？")
     s.run("search", a, "search", "--query", "一个可被纠正的判断")
     s.run("search-bad-query", a, "search", "--query", "")
+    s.run("tidy", a, "tidy")
+    s.run("tidy-bad-subject", a, "tidy", "--subject-id", "")
     s.run("log", a, "log")
     s.run("show", a, "show")
     s.run("show-scope", a, "show", "--scope", "hypothesis", "--subject-id", "obj-a")
@@ -545,6 +547,7 @@ EXPECTED: dict[str, str | None] = {
     "apply-too-many": "INVALID_DELTA",
     "context-bad-budget": "INVALID_ARGUMENTS",
     "search-bad-query": "INVALID_ARGUMENTS",
+    "tidy-bad-subject": "INVALID_ARGUMENTS",
     "show-bad-scope": "INVALID_ARGUMENTS",
     "export-exists": "INVALID_ARGUMENTS",
     "doctor-bad-flag": "INVALID_ARGUMENTS",
@@ -596,6 +599,7 @@ SUCCESSES = [
     "context-truncated",
     "context-query",
     "search",
+    "tidy",
     "log",
     "show",
     "show-scope",

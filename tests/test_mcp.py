@@ -26,7 +26,14 @@ from memory_store.commands import COMMANDS, TOOLS
 from memory_store.server import INSTRUCTIONS, build_server
 
 MODES = ["auto", "legacy"]
-READERS = {"memory_status", "memory_context", "memory_search", "memory_show", "memory_log"}
+READERS = {
+    "memory_status",
+    "memory_context",
+    "memory_search",
+    "memory_tidy",
+    "memory_show",
+    "memory_log",
+}
 CONFIRMED = {
     "memory_enable",
     "memory_forget",
