@@ -225,7 +225,11 @@ def _facts(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
 def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str:
     """The exact command line the person can run themselves, on this store."""
     words = ["memory-store"]
-    if resolve_data_dir(None) != store.data_dir:  # the person's terminal finds another store
+    try:
+        default = resolve_data_dir(None)
+    except MemoryStoreError:  # an empty MEMORY_STORE_DIR: the terminal would find no store
+        default = None
+    if default != store.data_dir:  # the person's terminal finds another store
         words += ["--data-dir", store.data_dir]
     words.append(command.name)
     for option in command.options:
