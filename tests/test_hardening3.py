@@ -219,3 +219,46 @@ def test_a_closed_stdin_still_reads_a_file(enabled: Path, tmp_path: Path) -> Non
     proc = _spawn(["import", str(exported)], env, preexec_fn=_close_stdin)
     assert _envelope(proc)["ok"] is True
     assert [m["value"] for m in ok("show")["memories"]] == [VALUE]
+
+
+# --- 4. imported times are not from the future ---------------------------------------------
+
+
+def _exported(tmp_path: Path) -> dict[str, Any]:
+    put(delta(value="小A"), delta(field="hobby", value="爬山"))
+    path = tmp_path / "export.json"
+    ok("export", "--output", str(path))
+    return json.loads(path.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("key", ["created_at", "updated_at"])
+@pytest.mark.parametrize("when", ["2999-01-01T00:00:00Z", "soon"])
+def test_an_imported_time_after_the_import_is_refused(
+    enabled: Path, tmp_path: Path, key: str, when: str
+) -> None:
+    import time
+
+    doc = _exported(tmp_path)
+    before = ok("show")["memories"], ok("log")["operations"]
+    if when == "soon":  # an hour ahead: a clock set wrong, or an edit
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    doc["memories"][1][key] = when
+    if key == "created_at":
+        doc["memories"][1]["updated_at"] = when
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+    for args in (["import", str(edited)], ["import", str(edited), "--dry-run"]):
+        r = cli(*args)
+        assert r.code == 4 and r.error is not None and r.error["code"] == "INVALID_DELTA", r.stdout
+        assert r.error["details"] == {"index": 1, "path": f"$.memories[1].{key}"}, r.error
+        assert when in r.error["message"]
+    assert (ok("show")["memories"], ok("log")["operations"]) == before
+
+
+def test_an_export_imported_at_once_keeps_its_times(enabled: Path, tmp_path: Path) -> None:
+    doc = _exported(tmp_path)
+    ok("clear", "--confirm")
+    r = cli("import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert r.code == 0, r.stdout
+    times = {(m["created_at"], m["updated_at"]) for m in ok("show")["memories"]}
+    assert times == {(m["created_at"], m["updated_at"]) for m in doc["memories"]}
