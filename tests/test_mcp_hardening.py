@@ -1,0 +1,192 @@
+"""The MCP server's part of contract §21 (issue 18 items 5-8), through the SDK's real client:
+every request answered (a lone surrogate, bytes that are not UTF-8), a repeated key refused
+as the CLI refuses it, ownership and mode rechecked on every call, and a confirmation that
+never deletes more than the person was asked about.
+
+Raw JSON-RPC lines go to a real ``memory-store mcp`` process over pipes where the SDK's
+client could not send them (it never writes a lone surrogate or a repeated key).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import delta, ok, run_cli
+from mcp import Client
+from mcp_types import ElicitResult
+
+from memory_store import MemoryStore
+from memory_store.server import build_server
+
+MODES = ["auto", "legacy"]
+PROJECT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def store(private_store: Path) -> Any:
+    """The store the server serves, held open across calls as the server holds it."""
+    s = MemoryStore(private_store)
+    s.hold()
+    yield s
+    s.release()
+
+
+def refused(result: Any, code: str) -> dict[str, Any]:
+    assert result.is_error is True, result
+    payload = result.structured_content
+    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
+    assert result.content[0].text.startswith(f"{code}: ")
+    return payload
+
+
+def _populate() -> None:
+    """小A with two memories and Alex with one, each written by its own apply (one undo step)."""
+    for d in (
+        delta(value="小A"),
+        delta(field="job", value="teacher"),
+        delta(subject="obj-b", value="Alex", source="user_explicit"),
+    ):
+        ok("apply", "--json", json.dumps(d, ensure_ascii=False), spawn=True)
+
+
+# --- 7. ownership and mode are rechecked on every call ------------------------------------
+
+TOOL_CALLS = [
+    ("memory_apply", {"delta": delta(field="hobby", value="爬山")}),
+    ("memory_context", {"subject_id": "obj-a"}),
+    ("memory_search", {"query": "小A"}),
+    ("memory_show", {}),
+    ("memory_log", {}),
+    ("memory_undo", {}),
+    ("memory_pause", {}),
+    ("memory_resume", {}),
+    ("memory_forget_object", {"subject_id": "obj-a"}),
+    ("memory_forget", None),
+    ("memory_clear", {}),
+    ("memory_revoke", {}),
+    ("memory_enable", {}),
+]  # and not revoke --delete: the right to delete does not depend on the directory (§17)
+
+
+def _yes_counting(seen: list[Any]) -> Any:
+    async def callback(context: Any, params: Any) -> ElicitResult:
+        seen.append(params)
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    return callback
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_data_dir_made_world_writable_while_serving_is_unsafe(
+    store: Any, private_store: Path, mode: str
+) -> None:
+    ok("enable", "--confirm")
+    _populate()
+    memory_id = ok("show")["memories"][0]["id"]
+    seen: list[Any] = []
+    async with Client(
+        build_server(store), mode=mode, elicitation_callback=_yes_counting(seen)
+    ) as client:
+        # The server has read the store: its connection is held and current.
+        assert (await client.call_tool("memory_show", {})).is_error is False
+        os.chmod(private_store, 0o777)
+        try:
+            cli_status = run_cli("status").data
+            assert cli_status["unsafe"]["code"] == "STORE_UNSAFE"
+            assert run_cli("show").error["code"] == "STORE_UNSAFE"  # as a fresh process answers
+            status = (await client.call_tool("memory_status", {})).structured_content
+            assert status["unsafe"] == cli_status["unsafe"]  # reported, not refused
+            for name, args in TOOL_CALLS:
+                args = {"memory_id": memory_id} if args is None else args
+                payload = refused(await client.call_tool(name, args), "STORE_UNSAFE")
+                assert payload["details"]["reason"] == "permissions", (name, payload)
+        finally:
+            os.chmod(private_store, 0o700)
+        assert seen == []  # nobody was asked about a store that would be refused
+        assert (await client.call_tool("memory_show", {})).structured_content["count"] == 3
+    assert [m["value"] for m in ok("show")["memories"]].count("爬山") == 0  # nothing written
+
+
+# --- 8. a confirmation never deletes more than it asked about -----------------------------
+
+_NUMBERS = re.compile(r"\d+")
+
+
+def _adding_while_asked(seen: list[str], data_dir: Path, extra: int) -> Any:
+    """The person's client: while the first question is open, the terminal adds ``extra``
+    memories about 小A (in another process, through the real CLI); then the person says yes."""
+
+    async def callback(context: Any, params: Any) -> ElicitResult:
+        seen.append(params.message)
+        if len(seen) == 1:
+            for i in range(extra):
+                d = delta(field=f"pet{i}", value=f"猫{i}")
+                r = run_cli("--data-dir", str(data_dir), "apply", "--json", json.dumps(d))
+                assert r.code == 0, r.stdout
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    return callback
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("memory_forget_object", {"subject_id": "obj-a", "language": "en"}),
+        ("memory_clear", {"language": "en"}),
+        ("memory_revoke", {"delete": True, "language": "en"}),
+        ("memory_revoke", {"language": "en"}),
+    ],
+    ids=["forget_object", "clear", "revoke-delete", "revoke"],
+)
+async def test_a_yes_never_covers_what_was_added_while_it_was_asked(
+    store: Any, private_store: Path, mode: str, name: str, args: dict[str, Any]
+) -> None:
+    ok("enable", "--confirm")
+    _populate()
+    seen: list[str] = []
+    answer = _adding_while_asked(seen, private_store, 2)
+    async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool(name, args)
+    assert result.is_error is False, result.structured_content
+    data = result.structured_content
+    if data.get("changed") is False:
+        # Nothing at all was done: the yes answered a question that no longer held.
+        assert data["reason"] == "changed_while_asked", data
+        assert "nothing changed" in result.content[0].text
+        assert len(ok("show")["memories"]) == 5 and ok("status")["consent_enabled"] is True
+        assert len(seen) == 1
+        return
+    # Asked again with the new numbers, and the deletion is the one last asked about.
+    assert len(seen) == 2 and seen[0] != seen[1], seen
+    if name == "memory_revoke" and not args.get("delete"):
+        assert "The 5 memories stay" in seen[1]
+        assert ok("status")["consent_enabled"] is False
+        return
+    deleted = data["deleted"] if name != "memory_revoke" else data["rows_deleted"]
+    assert int(_NUMBERS.findall(seen[1])[0]) == deleted, (seen, data)
+    assert deleted == (4 if name == "memory_forget_object" else 5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_unchanged_store_is_deleted_on_one_yes(store: Any, mode: str) -> None:
+    ok("enable", "--confirm")
+    _populate()
+    seen: list[str] = []
+    answer = _adding_while_asked(seen, Path(store.data_dir), 0)
+    async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
+    assert result.structured_content["deleted"] == 2 and len(seen) == 1
+    assert [m["value"] for m in ok("show")["memories"]] == ["Alex"]
