@@ -262,3 +262,75 @@ def test_an_export_imported_at_once_keeps_its_times(enabled: Path, tmp_path: Pat
     assert r.code == 0, r.stdout
     times = {(m["created_at"], m["updated_at"]) for m in ok("show")["memories"]}
     assert times == {(m["created_at"], m["updated_at"]) for m in doc["memories"]}
+
+
+# --- 9. revoke --delete on a disk with no free byte -----------------------------------------
+
+REVOKE_ON_A_FULL_TMPFS = r"""
+import json, os, sqlite3, sys
+from memory_store import MemoryStore, MemoryStoreError
+from memory_store.cli import main
+store_dir, left_behind = sys.argv[1], sys.argv[2]
+store = MemoryStore(store_dir)
+store.enable(confirm=True)
+for i in range(12):
+    store.apply({"scope": "event", "subject_id": f"obj-{i % 9}", "field": f"e{i}",
+                 "value": f"row {i} " + "满" * 150, "source_type": "user_report",
+                 "occurred_at": "2026-08-02"})
+path = os.path.join(store_dir, "memory.sqlite3")
+pid = os.fork()
+if pid == 0:  # a host that died with the store open: its -wal and -shm stay behind
+    if left_behind != "nothing":
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        conn.execute("UPDATE settings SET value = value WHERE key = 'write_seq'")
+    os._exit(0)
+os.waitpid(pid, 0)
+if left_behind == "wal":
+    os.unlink(path + "-shm")
+before = sorted(os.listdir(store_dir))
+fd = os.open(os.path.join(os.path.dirname(store_dir), "filler"), os.O_WRONLY | os.O_CREAT)
+for chunk in (b"x" * 65536, b"x" * 4096, b"x"):  # dd until it fails, to the last byte
+    try:
+        while True:
+            os.write(fd, chunk)
+    except OSError:
+        pass
+os.close(fd)
+vfs = os.statvfs(store_dir)
+code = main(["--data-dir", store_dir, "revoke", "--delete", "--confirm"])
+print(json.dumps({"code": code, "before": before, "left": sorted(os.listdir(store_dir)),
+                  "free": vfs.f_bavail * vfs.f_frsize}), file=sys.stderr)
+"""
+
+
+LEFT_BEHIND = {
+    # As every command leaves it: revoke's own open must create -wal and -shm, and cannot.
+    "nothing": ["memory.sqlite3"],
+    # A host that died with the store open: SQLite truncates the -shm and regrows it.
+    "wal-and-shm": ["memory.sqlite3", "memory.sqlite3-shm", "memory.sqlite3-wal"],
+    # A -wal whose -shm someone removed: the -wal must be read without one.
+    "wal": ["memory.sqlite3", "memory.sqlite3-wal"],
+}
+
+
+@pytest.mark.parametrize("left_behind", sorted(LEFT_BEHIND))
+def test_revoke_delete_unlinks_every_file_on_a_disk_with_no_free_byte(
+    tmp_path: Path, left_behind: str
+) -> None:
+    from test_hostile_files import in_tiny_disk
+
+    proc = in_tiny_disk(tmp_path, REVOKE_ON_A_FULL_TMPFS, left_behind)
+    assert proc.stderr.strip(), proc
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    envelope = json.loads(proc.stdout)
+    assert report["before"] == LEFT_BEHIND[left_behind]
+    assert report["free"] == 0, report  # not one byte left
+    assert report["code"] == 0 and report["left"] == [], (report, envelope)
+    data = envelope["data"]
+    assert data["deleted"] is True and data["consent_enabled"] is False, envelope
+    assert data["rows_deleted"] == 12  # counted even where SQLite could not open a -shm
+    # Zeroing overwrites pages the files already hold, so even a full tmpfs allows it;
+    # where it cannot (a sparse file), the result says overwritten: false
+    # (test_hostile_files.py). Either way the result tells the truth about the bytes.
+    assert data["erased"] is data["overwritten"]
