@@ -36,6 +36,7 @@ from .commands import COMMANDS, Command, Option
 from .confirmation import Confirm, confirmed, resolver
 from .errors import MemoryStoreError
 from .tool_results import refusal, run_tool, with_signature
+from .wire import CheckedLines, refusals
 
 INSTRUCTIONS = """\
 memory-store: a long-term memory about the user and the people in their life, kept on the \
@@ -225,7 +226,7 @@ def build_server(store: Any, lifespan: Any = None) -> MCPServer:
         "memory-store",
         version=__version__,
         instructions=INSTRUCTIONS,
-        middleware=[_uniform_errors(), _serialize_calls(anyio.Lock())],
+        middleware=[refusals(), _uniform_errors(), _serialize_calls(anyio.Lock())],
         lifespan=lifespan,
     )
     for command in COMMANDS.values():
@@ -258,16 +259,32 @@ async def _stdout_to_stderr(app: MCPServer) -> Any:
         sys.stdout = saved
 
 
+async def _serve_stdio(app: MCPServer, lines: CheckedLines) -> None:
+    """The SDK's ``run_stdio_async`` with the server's own, checked input (``wire.py``);
+    the SDK still takes stdout for the wire."""
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = app._lowlevel_server  # noqa: SLF001 - the SDK offers no other way in
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        lines.reply = write_stream
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
 def serve(store: Any) -> int:
     """Serve ``store`` on stdio until the client closes standard input."""
+    if sys.stdin is None:  # file descriptor 0 closed: no client can reach the server
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "standard input is closed: the MCP client speaks on it", {}
+        )
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.WARNING,
         format="memory-store mcp: %(levelname)s %(message)s",
     )
+    app = build_server(store, lifespan=_stdout_to_stderr)
     store.hold()
     try:
-        build_server(store, lifespan=_stdout_to_stderr).run("stdio")
+        anyio.run(_serve_stdio, app, CheckedLines(sys.stdin.buffer))
     finally:
         store.release()
     return 0

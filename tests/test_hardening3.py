@@ -192,7 +192,9 @@ def _close_stdin() -> None:
     os.close(0)
 
 
-@pytest.mark.parametrize("command", [["import", "-"], ["apply"], ["import", "-", "--dry-run"]])
+@pytest.mark.parametrize(
+    "command", [["import", "-"], ["apply"], ["import", "-", "--dry-run"], ["mcp"]]
+)
 def test_a_closed_stdin_is_invalid_arguments(enabled: Path, command: list[str]) -> None:
     env = {"PATH": os.environ["PATH"], "MEMORY_STORE_DIR": str(enabled)}
     probe = subprocess.run(

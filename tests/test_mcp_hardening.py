@@ -12,12 +12,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from conftest import delta, ok, run_cli
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
 from memory_store import MemoryStore
@@ -190,3 +197,140 @@ async def test_an_unchanged_store_is_deleted_on_one_yes(store: Any, mode: str) -
         result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
     assert result.structured_content["deleted"] == 2 and len(seen) == 1
     assert [m["value"] for m in ok("show")["memories"]] == ["Alex"]
+
+
+# --- 5 and 6. every request is answered; a repeated key is refused -------------------------
+
+# Between the SDK's real client and the real server: a pipe that turns markers the client
+# can send into what it never would — the JSON escape of a lone surrogate, bytes that are
+# not UTF-8, a key given twice.
+PROXY = r"""
+import subprocess, sys
+server = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE)
+for line in sys.stdin.buffer:
+    line = line.replace(b"XLONEX", b"\\ud800").replace(b"XBADX", b"\xff\xfe")
+    server.stdin.write(line.replace(b'"XDUP_', b'"'))
+    server.stdin.flush()
+server.stdin.close()
+sys.exit(server.wait())
+"""
+
+
+def _through_proxy(tmp_path: Path, store_dir: Path) -> Any:
+    proxy = tmp_path / "proxy.py"
+    proxy.write_text(PROXY)
+    env = {"MEMORY_STORE_DIR": str(store_dir), "PYTHONPATH": str(PROJECT)}
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[str(proxy), sys.executable, "-m", "memory_store", "mcp"],
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_every_request_over_stdio_is_answered(
+    enabled: Path, tmp_path: Path, mode: str
+) -> None:
+    with open(tmp_path / "stderr", "w+") as err, anyio.fail_after(60):
+        transport = stdio_client(_through_proxy(tmp_path, enabled), errlog=err)
+        async with Client(transport, mode=mode) as client:
+            lone = delta(value="小A XLONEX")
+            payload = refused(
+                await client.call_tool("memory_apply", {"delta": lone}), "INVALID_DELTA"
+            )
+            assert payload["details"] == {"index": None, "path": "$.value"}
+            assert "lone surrogate" in payload["message"]
+            batch = [delta(value="小A"), delta(field="job", value="XBADX")]
+            payload = refused(
+                await client.call_tool("memory_apply", {"deltas": batch}), "INVALID_DELTA"
+            )
+            assert payload["details"] == {"index": 1, "path": "$.deltas[1].value"}
+            payload = refused(
+                await client.call_tool("memory_search", {"query": "XLONEX"}), "INVALID_ARGUMENTS"
+            )
+            assert payload["details"] == {"argument": "query", "path": "$.query"}
+            twice = {**delta(value="first"), "XDUP_value": "second"}
+            payload = refused(
+                await client.call_tool("memory_apply", {"delta": twice}), "INVALID_DELTA"
+            )
+            assert payload["message"] == "repeated key 'value' in a JSON object"
+            assert payload["details"] == {"index": None, "path": "$"}
+            # Outside a tool's arguments: a JSON-RPC error for the same request id.
+            with pytest.raises(MCPError):
+                await client.call_tool("memory_showXLONEX", {})
+            # The server still serves, and nothing refused was stored.
+            done = await client.call_tool("memory_apply", {"delta": delta(value="小A")})
+            assert done.is_error is False, done.structured_content
+        err.seek(0)
+        assert "Traceback" not in err.read()
+    assert [m["value"] for m in ok("show")["memories"]] == ["小A"]
+
+
+def test_the_cli_refuses_the_same_repeated_key(enabled: Path) -> None:
+    body = json.dumps(delta(value="first"))[:-1] + ', "value": "second"}'
+    r = run_cli("apply", "--json", body)
+    assert r.error["code"] == "INVALID_DELTA"
+    assert r.error["message"] == "repeated key 'value' in a JSON object"
+    assert r.error["details"] == {"index": None, "path": "$"}
+
+
+def _raw_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, Any]]:
+    """Raw lines to ``memory-store mcp`` over pipes (legacy handshake first); the replies by id."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_store", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    head = [json.dumps(init).encode(), json.dumps(initialized).encode()]
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"".join(line + b"\n" for line in head + lines))
+    proc.stdin.flush()
+    out: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 60
+    while want - {m.get("id") for m in out} and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+        if ready:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            out.append(json.loads(line))
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    out += [json.loads(line) for line in proc.stdout.read().splitlines()]
+    assert b"Traceback" not in proc.stderr.read()
+    replies: dict[Any, dict[str, Any]] = {}
+    for m in out:
+        replies.setdefault(m.get("id"), m)
+    return replies
+
+
+def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
+    call = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": %s}'
+    lines = [
+        (call % (2, '{"name": "memory_search", "arguments": {"query": "\\ud800"}}')).encode(),
+        (call % (3, '{"name": "memory_show", "arguments": {}, "name": "memory_log"}')).encode(),
+        b'{"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": "\xff"}}',
+        b'{"jsonrpc": "2.0", "id": 5, "method": 17}',
+        b"this is not json",
+        (call % (6, '{"name": "memory_status", "arguments": {}}')).encode(),
+    ]
+    replies = _raw_session(lines, {2, 3, 4, 5, 6})
+    assert replies[2]["result"]["isError"] is True
+    assert replies[2]["result"]["structuredContent"]["code"] == "INVALID_ARGUMENTS"
+    assert replies[3]["error"]["message"] == "repeated key 'name' in a JSON object"
+    assert "lone surrogate" in replies[4]["error"]["message"]
+    assert replies[5]["error"]["code"] == -32600
+    assert replies[None]["error"]["code"] == -32700  # JSON-RPC 2.0: a parse error, id null
+    assert replies[6]["result"]["structuredContent"]["exists"] is True
