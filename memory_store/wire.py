@@ -105,10 +105,12 @@ def _described(kind: str, where: str, key: str | None) -> str:
 
 def tool_refusal(tool: str, kind: str, path: list[Any], key: str | None) -> dict[str, Any]:
     """The CLI's refusal for a problem at ``path`` inside a tool's arguments."""
-    if tool == "memory_apply" and path and path[0] in ("delta", "deltas"):
-        # The delta is apply's body: the path and index the CLI gives for --json.
-        body = path[1:] if path[0] == "delta" else ["deltas", *path[1:]]
-        index = path[1] if path[0] == "deltas" and len(path) > 1 else None
+    if tool == "memory_apply":
+        # The delta is apply's body: the path and index the CLI gives for --json (a
+        # problem beside the delta, "delta" given twice, is at the body's top).
+        inside = bool(path) and path[0] in ("delta", "deltas")
+        body = path[1:] if inside and path[0] == "delta" else path
+        index = path[1] if inside and path[0] == "deltas" and len(path) > 1 else None
         where = _json_path(body)
         details: dict[str, Any] = {"index": index, "path": where}
         return {

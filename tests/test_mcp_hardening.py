@@ -255,6 +255,9 @@ async def test_every_request_over_stdio_is_answered(
             )
             assert payload["message"] == "repeated key 'value' in a JSON object"
             assert payload["details"] == {"index": None, "path": "$"}
+            two = {"delta": delta(value="one"), "XDUP_delta": delta(value="two")}
+            payload = refused(await client.call_tool("memory_apply", two), "INVALID_DELTA")
+            assert payload["message"] == "repeated key 'delta' in a JSON object"
             # Outside a tool's arguments: a JSON-RPC error for the same request id.
             with pytest.raises(MCPError):
                 await client.call_tool("memory_showXLONEX", {})
