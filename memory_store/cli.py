@@ -64,14 +64,31 @@ def _untranslated(message: str) -> str:
     return message
 
 
-def _argparse_type(option: Option) -> Callable[[str], Any] | None:
-    """argparse's ``type=`` for an option: parse the text, then the library's own rule."""
+def argv_text(text: str) -> str:
+    """Command-line text as UTF-8 whatever the locale (contract §21).
+
+    Python decodes argv with the locale's codec: under GB18030 the UTF-8 bytes
+    of 小A become other characters, under Latin-1 control characters, under a
+    C locale without UTF-8 mode lone surrogates. ``os.fsencode`` gives back
+    the bytes as they were typed; a byte that is not UTF-8 stays a lone
+    surrogate, which every text rule refuses, as before. Paths are left as the
+    system gave them: they name files by their bytes.
+    """
+    return os.fsencode(text).decode("utf-8", "surrogateescape")
+
+
+def _argparse_type(option: Option, from_argv: bool = False) -> Callable[[str], Any] | None:
+    """argparse's ``type=`` for an option: the text (as UTF-8 when it came from the
+    process's argv), then the library's own rule."""
     check = option.check
+    recode = from_argv and option.kind not in ("path", "flag")
     if check is None:
-        return None
+        return argv_text if recode else None
     name = option.name
 
     def convert(text: str) -> Any:
+        if recode:
+            text = argv_text(text)
         try:
             value: Any = text
             if option.kind == "int":
@@ -86,12 +103,14 @@ def _argparse_type(option: Option) -> Callable[[str], Any] | None:
     return convert
 
 
-def _add_option(parser: argparse.ArgumentParser | Any, option: Option) -> None:
+def _add_option(
+    parser: argparse.ArgumentParser | Any, option: Option, from_argv: bool = False
+) -> None:
     if option.kind == "flag":
         parser.add_argument(option.flag, action="store_true", help=option.help)
         return
     kwargs: dict[str, Any] = {"metavar": option.metavar, "help": option.help or None}
-    converter = _argparse_type(option)
+    converter = _argparse_type(option, from_argv)
     if converter is not None:
         kwargs["type"] = converter
     if option.choices:
@@ -141,7 +160,7 @@ def build_parser() -> _Parser:
     return parser
 
 
-def build_command_parser(name: str) -> _Parser:
+def build_command_parser(name: str, from_argv: bool = False) -> _Parser:
     command = COMMANDS[name]
     p = _Parser(
         prog=f"{PROG} {name}",
@@ -160,11 +179,13 @@ def build_command_parser(name: str) -> _Parser:
             if option.group not in groups:
                 groups[option.group] = p.add_mutually_exclusive_group()
             target = groups[option.group]
-        _add_option(target, option)
+        _add_option(target, option, from_argv)
     return p
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
+def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
+    """``from_argv``: the words are the process's own argv (decoded by Python with the
+    locale's codec), so text options are decoded again as UTF-8 (:func:`argv_text`)."""
     # argparse passes every message through gettext, and each lookup searches
     # the locale directories for a catalogue; memory-store installs none and
     # CPython ships none for argparse, so the answer is always the English text.
@@ -174,7 +195,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     argparse._ = _untranslated
     try:
         top = build_parser().parse_args(argv)
-        ns = build_command_parser(top.command).parse_args(top.arguments)
+        ns = build_command_parser(top.command, from_argv).parse_args(top.arguments)
     finally:
         argparse._ = saved
     ns.command, ns.format, ns.data_dir = top.command, top.format, top.data_dir
@@ -215,6 +236,12 @@ def _import_source(ns: argparse.Namespace) -> Callable[[], bytes]:
 
     def load() -> bytes:
         if ns.file == "-":
+            if sys.stdin is None:  # file descriptor 0 closed
+                raise MemoryStoreError(
+                    "INVALID_ARGUMENTS",
+                    "standard input is closed: give the export document as FILE, or pipe it in",
+                    {"argument": "FILE"},
+                )
             return sys.stdin.buffer.read(policy.IMPORT_BYTES_MAX + 1)
         try:
             with open(ns.file, "rb") as fh:
@@ -311,13 +338,15 @@ def _emit(
     _write(sys.stdout, dumps(envelope(command, data, error.to_dict() if error else None)))
 
 
-def _run(args: list[str]) -> tuple[str | None, str, object, MemoryStoreError | None]:
+def _run(
+    args: list[str], from_argv: bool = False
+) -> tuple[str | None, str, object, MemoryStoreError | None]:
     """Parse and run one command: (command, format, data, error); never raises."""
     command: str | None = None
     fmt = _format_from_argv(args)
     try:
         try:
-            ns = parse(args)
+            ns = parse(args, from_argv)
         except _ArgumentError as exc:
             command = exc.command
             message = str(exc)
@@ -343,7 +372,10 @@ def _run(args: list[str]) -> tuple[str | None, str, object, MemoryStoreError | N
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        command, fmt, data, error = _run(list(sys.argv[1:] if argv is None else argv))
+        if argv is None:
+            command, fmt, data, error = _run(sys.argv[1:], from_argv=True)
+        else:
+            command, fmt, data, error = _run(list(argv))
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0

@@ -167,16 +167,41 @@ def _empty_if_readable(location: Location) -> tuple[int, bool]:
     try:
         # The right to delete does not depend on who owns the directory (contract §17).
         session = Session.attach(location, check_owner=False)
+        if session is None:
+            return 0, False
+        try:
+            return _empty_and_revoke(session)
+        finally:
+            session.close()
     except MemoryStoreError as exc:
-        if exc.code != "STORE_CORRUPT":
+        if exc.code == "STORE_CORRUPT":
+            return 0, False  # not SQLite: the file is overwritten and removed
+        if exc.code != "STORE_UNAVAILABLE" or not os.path.lexists(location.path):
             raise
-        return 0, False  # not SQLite: the file is overwritten and removed
-    if session is None:
-        return 0, False
+        # A disk with no free byte: SQLite cannot even give its -shm a page, so it
+        # reads nothing ("disk I/O error"). The files are zeroed where the disk allows
+        # and unlinked anyway (contract §21); an unlink the system refuses still fails.
+        return _count_without_shm(location.path), False
+
+
+def _count_without_shm(path: str) -> int:
+    """The rows of a store SQLite cannot open normally, for the result: in exclusive
+    locking mode SQLite keeps the WAL index in memory and needs no -shm; 0 if even
+    that fails. (No other connection of this process is open on
+    the file, ``MemoryStore.revoke`` dropped its own, so no lock is lost by closing.)"""
     try:
-        return _empty_and_revoke(session)
+        # Read-write: a read-only connection cannot read a WAL without a -shm. It only
+        # counts; closing may checkpoint the WAL into the file, which is zeroed next.
+        conn = sqlite3.connect(db._uri(path), uri=True, isolation_level=None)
+    except sqlite3.Error:
+        return 0
+    try:
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        return int(conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+    except sqlite3.Error:
+        return 0
     finally:
-        session.close()
+        conn.close()
 
 
 def _empty_and_revoke(session: Session) -> tuple[int, bool]:

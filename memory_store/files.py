@@ -40,13 +40,34 @@ def normal_path(path: str) -> str:
 def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     """The one place that decides the data directory.
 
+    An empty directory (``--data-dir ""``, ``MemoryStore(data_dir="")``, or an
+    empty ``MEMORY_STORE_DIR``, what an unset shell variable expands to) is
+    INVALID_ARGUMENTS, never "not given": read as the default it would let
+    ``clear --confirm`` reach the person's real store (contract §21). The
+    environment is consulted only when no directory is given.
+
     platformdirs is imported only when neither the option nor the environment
     names a directory: it is the most expensive import on the read paths.
     """
-    if data_dir is not None and str(data_dir) != "":
-        return normal_path(os.fspath(data_dir))
+    if data_dir is not None:
+        path = os.fspath(data_dir)
+        if not path:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS",
+                'the data directory given is empty (--data-dir "" or data_dir=""): name the '
+                "store's directory, or leave it out for the default store",
+                {"option": "--data-dir"},
+            )
+        return normal_path(path)
     env = os.environ.get(ENV_DIR)
-    if env:
+    if env is not None:
+        if not env:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS",
+                f"{ENV_DIR} is set but empty (an unset shell variable?): name the store's "
+                f"directory, or unset {ENV_DIR} for the default store",
+                {"environment": ENV_DIR},
+            )
         return normal_path(env)
     from platformdirs import user_data_dir
 

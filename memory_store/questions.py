@@ -121,6 +121,11 @@ NOTHING_CHANGED = {
     "answered_no": ("你选择了不，什么都没有改变。", "You answered no; nothing changed."),
     "declined": ("你拒绝了，什么都没有改变。", "You declined; nothing changed."),
     "cancelled": ("已取消，什么都没有改变。", "Cancelled; nothing changed."),
+    "changed_while_asked": (
+        "在你回答时，记忆有了变化，所以什么都没有改变。需要的话请再说一次，我会按最新的数量重新问你。",
+        "The memory changed while you were being asked, so nothing changed. Say so again "
+        "and you will be asked with the new numbers.",
+    ),
     "cannot_ask": (
         "什么都没有改变：这个客户端无法请你本人确认。要执行，请你自己在终端运行：",
         "Nothing changed: this client cannot ask you to confirm. To do it, run this yourself in a terminal:",

@@ -175,6 +175,13 @@ SEARCH_COLUMNS = ("subject_id", "scope", "field", "value", "occurred_at", "confi
 LOG_COLUMNS = ("op_id", "created_at", "action", "rows", "summary")
 
 
+def _show_columns(memories: list[dict[str, Any]]) -> tuple[str, ...]:
+    """``show``'s columns: the row keys, ``since``, and the other time keys (§20) only when
+    some row has one (a past value, an end, a pin), so that a plain store stays narrow."""
+    extra = tuple(k for k in TIME_KEYS[1:] if any(m.get(k) for m in memories))
+    return (*ROW_KEYS, "since", *extra)
+
+
 def table(command: str | None, data: dict[str, Any]) -> str:
     """Human-readable text for --format table."""
     if command == "mcp":  # --print-config: the configuration itself, ready to paste
@@ -184,7 +191,7 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         head = _pairs(data, skip=("memories", "roster"))
         if head:
             parts.append(head)
-        columns = ROW_KEYS if command == "context" else (*ROW_KEYS, *TIME_KEYS)
+        columns = ROW_KEYS if command == "context" else _show_columns(data.get("memories", []))
         parts.append(_rows_table(data.get("memories", []), columns))
         if "roster" in data:
             parts.append(

@@ -7,7 +7,8 @@ its work from the command's library call, its result the CLI envelope's
 the same ``{code, message, details}``. Enabling memory and deleting are the
 person's decisions: those tools ask the person through MCP elicitation,
 declared with the SDK's resolver mechanism, so the confirmation is no
-argument the model could fill in.
+argument the model could fill in (``confirmation.py``; the results and
+refusals are ``tool_results.py``'s).
 
 One store is held open across calls (``MemoryStore.hold``) and revalidated
 before each; calls are served one at a time. stdout carries JSON-RPC only.
@@ -19,7 +20,6 @@ resolvers' annotations as objects.
 import inspect
 import json
 import logging
-import os
 import sys
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -27,24 +27,16 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server import MCPServer
-from mcp.server.mcpserver import (
-    AcceptedElicitation,
-    CancelledElicitation,
-    Context,
-    DeclinedElicitation,
-    Elicit,
-    ElicitationResult,
-    Resolve,
-)
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field, WithJsonSchema
+from mcp.server.mcpserver import ElicitationResult, Resolve
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field, WithJsonSchema
 
-from . import __version__, questions, skill
+from . import __version__, skill
 from .commands import COMMANDS, Command, Option
+from .confirmation import Confirm, confirmed, resolver
 from .errors import MemoryStoreError
-from .render import dumps
-
-log = logging.getLogger("memory_store.server")
+from .tool_results import refusal, run_tool, with_signature
+from .wire import CheckedLines, refusals
 
 INSTRUCTIONS = """\
 memory-store: a long-term memory about the user and the people in their life, kept on the \
@@ -68,42 +60,6 @@ updated: A's stage → exclusive — say 'undo that' to revert."
 7. Deleting, clearing, revoking and enabling belong to the person: those tools ask them \
 directly, and do nothing unless they say yes.
 """
-
-
-# ---------------------------------------------------------------- results
-
-
-def _text(data: Any) -> str:
-    return dumps(data)  # the same JSON, for clients that read only text (MCP's advice)
-
-
-def ok(data: dict[str, Any], text: str | None = None) -> CallToolResult:
-    """The command's ``data`` as structured content, and as text for clients that read text."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=text if text is not None else _text(data))],
-        structured_content=data,
-    )
-
-
-def refusal(error: MemoryStoreError) -> CallToolResult:
-    payload = error.to_dict()
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"{error.code}: {error.message}")],
-        structured_content=payload,
-        is_error=True,
-    )
-
-
-def _run(store: Any, command: Command, args: dict[str, Any]) -> CallToolResult:
-    """One library call; every failure ends in a tool error with a contract code."""
-    try:
-        return ok(command.call(store, args))
-    except MemoryStoreError as exc:
-        return refusal(exc)
-    except Exception:  # noqa: BLE001 - the last line of defence: no traceback reaches the client
-        if os.environ.get("MEMORY_STORE_DEBUG") == "1":
-            log.exception("tool %s failed", command.name)
-        return refusal(MemoryStoreError("INTERNAL_ERROR", "the memory server failed unexpectedly"))
 
 
 # ---------------------------------------------------------------- input schemas
@@ -165,118 +121,6 @@ def _parameters(command: Command) -> list[inspect.Parameter]:
     return params
 
 
-def _with_signature(fn: Any, name: str, params: list[inspect.Parameter], returns: Any) -> Any:
-    fn.__name__ = fn.__qualname__ = name
-    fn.__signature__ = inspect.Signature(params, return_annotation=returns)
-    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": returns}
-    return fn
-
-
-# ---------------------------------------------------------------- the person's confirmation
-
-
-class Confirm(BaseModel):
-    """The form the person sees: one yes/no (flat, as elicitation requires)."""
-
-    confirm: bool = Field(
-        title="确认 · Confirm", description="是 / yes: do it; 否 / no: change nothing"
-    )
-
-
-class CannotAsk(BaseModel):
-    """The resolver's answer when the client cannot elicit: nothing is asked, nothing done."""
-
-    language: str = "both"
-
-
-class Refused(BaseModel):
-    """The resolver's answer when the command would be refused anyway: nothing is asked."""
-
-    code: str
-    message: str
-    details: dict[str, Any] = {}
-
-
-def can_elicit(ctx: Context) -> bool:
-    """Whether the client declared form elicitation (the SDK's own test, done first so that
-    a client without it gets an ordinary result rather than a protocol error)."""
-    caps = ctx.client_capabilities
-    el = caps.elicitation if caps is not None else None
-    return el is not None and (el.form is not None or el.url is None)
-
-
-def _facts(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """What the command would touch, counted now, for the question."""
-    if command == "forget":
-        return store.forget_preview(memory_id=args.get("memory_id"))
-    if command == "forget-object":
-        return store.forget_preview(subject_id=args.get("subject_id"))
-    if command == "enable":
-        return {}
-    status = store.status()  # clear, revoke: the whole store
-    if not status["exists"]:
-        return {"rows": 0, "operations": 0}
-    counts = status["counts"] or {}
-    return {"rows": counts.get("total", 0), "operations": status["undo_available"] or 0}
-
-
-def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str:
-    """The exact command line the person can run themselves, on this store (named unless
-    it is the platform default: their terminal has not the server's environment)."""
-    words = [command.name]
-    for option in command.options:
-        value = args.get(option.name)
-        if option.positional and value is not None:
-            words.append(value)
-        elif option.kind == "flag" and value and not option.cli_only:
-            words.append(option.flag)
-    if any(o.name == "confirm" for o in command.options):
-        words.append("--confirm")
-    return store.location.command(*words)
-
-
-def _resolver(store: Any, command: Command, params: list[inspect.Parameter]) -> Any:
-    async def ask(**kwargs: Any) -> Any:
-        ctx = kwargs.pop("ctx")
-        try:
-            facts = _facts(store, command.name, kwargs)
-        except MemoryStoreError as exc:
-            return Refused(code=exc.code, message=exc.message, details=exc.details)
-        text, language = questions.ask(command.name, kwargs, facts)
-        if not can_elicit(ctx):
-            return CannotAsk(language=language)
-        return Elicit(text, Confirm)
-
-    by_name = [p.replace(default=inspect.Parameter.empty) for p in params]
-    ctx = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
-    returns = Elicit[Confirm] | CannotAsk | Refused
-    return _with_signature(ask, f"ask_{command.tool.name}", [ctx, *by_name], returns)
-
-
-def _confirmed(store: Any, command: Command, args: dict[str, Any], answer: Any) -> CallToolResult:
-    """Run the command on the person's yes; anything else changes nothing, and says so."""
-    language = questions.language_of(args.get("language"))
-    match answer:
-        case AcceptedElicitation(data=Refused() as r):
-            return refusal(MemoryStoreError(r.code, r.message, r.details))
-        case AcceptedElicitation(data=CannotAsk() as c):
-            line = _terminal_command(store, command, args)
-            text = questions.nothing_changed("cannot_ask", c.language, line)
-            return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
-        case AcceptedElicitation(data=Confirm(confirm=True)):
-            return _run(store, command, {**args, "confirm": True})
-        case AcceptedElicitation():
-            reason = "answered_no"
-        case DeclinedElicitation():
-            reason = "declined"
-        case CancelledElicitation():
-            reason = "cancelled"
-        case _:  # pragma: no cover - the SDK's union has no other member
-            reason = "cancelled"
-    text = questions.nothing_changed(reason, language)
-    return ok({"changed": False, "reason": reason}, text)
-
-
 # ---------------------------------------------------------------- the tools
 
 
@@ -295,6 +139,8 @@ def _payload(args: dict[str, Any]) -> Any:
 def _tool_function(store: Any, command: Command) -> Any:
     params = _parameters(command)
     names = [p.name for p in params]
+    # The question the resolver asked in this call (calls are served one at a time).
+    asked: dict[str, str] = {}
 
     async def tool(**kwargs: Any) -> CallToolResult:
         answer = kwargs.pop("confirmation", None)
@@ -302,22 +148,22 @@ def _tool_function(store: Any, command: Command) -> Any:
         for option in command.options:
             args.setdefault(option.name, False if option.kind == "flag" else None)
         if command.tool.confirm:
-            return _confirmed(store, command, args, answer)
+            return confirmed(store, command, args, answer, asked.get("text"))
         if command.name == "apply":
             try:
                 args["payload"] = _payload(args)
             except MemoryStoreError as exc:
                 return refusal(exc)
-        return _run(store, command, args)
+        return run_tool(store, command, args)
 
     if command.tool.confirm:
-        resolver = _resolver(store, command, params)
-        answer = Annotated[ElicitationResult[Confirm], Resolve(resolver)]
+        ask = resolver(store, command, params, asked)
+        answer = Annotated[ElicitationResult[Confirm], Resolve(ask)]
         params = [
             *params,
             inspect.Parameter("confirmation", inspect.Parameter.KEYWORD_ONLY, annotation=answer),
         ]
-    return _with_signature(tool, command.tool.name, params, CallToolResult)
+    return with_signature(tool, command.tool.name, params, CallToolResult)
 
 
 def _description(command: Command) -> str:
@@ -393,7 +239,7 @@ def build_server(store: Any, lifespan: Any = None) -> MCPServer:
         "memory-store",
         version=__version__,
         instructions=INSTRUCTIONS,
-        middleware=[_uniform_errors(), _serialize_calls(anyio.Lock())],
+        middleware=[refusals(), _uniform_errors(), _serialize_calls(anyio.Lock())],
         lifespan=lifespan,
     )
     server.output_schemas = {}
@@ -429,16 +275,32 @@ async def _stdout_to_stderr(app: MCPServer) -> Any:
         sys.stdout = saved
 
 
+async def _serve_stdio(app: MCPServer, lines: CheckedLines) -> None:
+    """The SDK's ``run_stdio_async`` with the server's own, checked input (``wire.py``);
+    the SDK still takes stdout for the wire."""
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = app._lowlevel_server  # noqa: SLF001 - the SDK offers no other way in
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        lines.reply = write_stream
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
 def serve(store: Any) -> int:
     """Serve ``store`` on stdio until the client closes standard input."""
+    if sys.stdin is None:  # file descriptor 0 closed: no client can reach the server
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "standard input is closed: the MCP client speaks on it", {}
+        )
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.WARNING,
         format="memory-store mcp: %(levelname)s %(message)s",
     )
+    app = build_server(store, lifespan=_stdout_to_stderr)
     store.hold()
     try:
-        build_server(store, lifespan=_stdout_to_stderr).run("stdio")
+        anyio.run(_serve_stdio, app, CheckedLines(sys.stdin.buffer))
     finally:
         store.release()
     return 0

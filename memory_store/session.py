@@ -67,10 +67,17 @@ class Session:
     finish.
     """
 
-    def __init__(self, location: Location, conn: sqlite3.Connection, st: os.stat_result):
+    def __init__(
+        self,
+        location: Location,
+        conn: sqlite3.Connection,
+        st: os.stat_result,
+        check_owner: bool = True,
+    ):
         self.location = location
         self.conn = conn
         self.identity = (st.st_dev, st.st_ino)
+        self.check_owner = check_owner  # rechecked before every call of a held session
         self.version = 0
         self.blank = False
         # A held session (the server) remembers the last rows it read; see read_rows.
@@ -106,7 +113,7 @@ class Session:
             if exc.code == "STORE_UNAVAILABLE" and not os.path.lexists(location.path):
                 return None  # removed since the lstat above: answer as for an absent store
             raise
-        return cls(location, conn, st)
+        return cls(location, conn, st, check_owner)
 
     @classmethod
     def open(cls, location: Location) -> Session:
@@ -148,6 +155,21 @@ class Session:
         self.version = migrate(self.conn)
         self.blank = False
 
+    def _current_stat(self) -> os.stat_result | None:
+        """The database file's ``lstat`` after the checks a fresh process makes (``attach``):
+        the directory and files safe and, unless this session skips it, owned by this user
+        and not writable by others — a held session (the server) must notice a ``chmod
+        777`` made while it runs. None when the directory or the database is gone."""
+        dir_st = files.check_data_dir(self.location.data_dir)
+        if dir_st is None:
+            return None
+        if self.check_owner:
+            files.check_ownership(dir_st)
+        st = files.check_store_files(self.location.path)
+        if st is not None and self.check_owner:
+            files.check_ownership(dir_st, st)
+        return st
+
     def is_current(self) -> bool:
         """Whether the file at the store's path is still the one this session holds.
 
@@ -155,9 +177,7 @@ class Session:
         removed or replaced, or its directory or files became unsafe.
         """
         try:
-            if not files.check_data_dir(self.location.data_dir):
-                return False
-            st = files.check_store_files(self.location.path)
+            st = self._current_stat()
         except MemoryStoreError:
             return False
         return st is not None and (st.st_dev, st.st_ino) == self.identity
@@ -245,8 +265,16 @@ class Session:
 
     def ensure_current(self) -> None:
         """NOT_INITIALIZED when the database was removed since it was opened; STORE_BUSY
-        when another file took its place (the command may simply be run again)."""
-        if self.is_current():
+        when another file took its place (the command may simply be run again);
+        STORE_UNSAFE when the directory or the database became another user's or
+        writable by others, as a fresh process would refuse it."""
+        try:
+            st = self._current_stat()
+        except MemoryStoreError as exc:
+            if files.is_ownership_problem(exc):
+                raise
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == self.identity:
             return
         if self.location_exists():
             raise error(

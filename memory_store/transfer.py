@@ -170,10 +170,13 @@ def _document_rows(body: Any) -> list[Any]:
     return memories
 
 
-def _delta_of(row: Any, index: int, version: int) -> dict[str, Any]:
+def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]:
     """A stored row as the delta that writes it, checked like apply's (field rules,
     sensitive content, eligibility), with its id, times and (version 2) history kept
-    for the restore."""
+    for the restore.
+
+    No time may lie after ``moment``, the import's: pruning keeps the newest rows, so a
+    row stamped 2999 would never go and every later event would prune a real one."""
     from . import validation
 
     path = f"$.memories[{index}]"
@@ -188,6 +191,12 @@ def _delta_of(row: Any, index: int, version: int) -> dict[str, Any]:
     for key in _ROW_TIMES:
         if not _is_time(row[key]):
             raise _bad(f"{key} must be a UTC time YYYY-MM-DDTHH:MM:SSZ", f"{path}.{key}", index)
+        if row[key] > moment:  # one format, so the text orders as the time
+            raise _bad(
+                f"{key} {row[key]} is after this import ({moment}): a hand-edited export?",
+                f"{path}.{key}",
+                index,
+            )
     delta = {k: row[k] for k in _DELTA_KEYS if row[k] is not None}
     history = _history(row, index, path) if version == 2 else None
     if history and history["ended"]:
@@ -281,7 +290,8 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
     body = _unwrap(validation.parse_body(raw, policy.IMPORT_BYTES_MAX, "an export document"))
     memories = _document_rows(body)
     version = READ_FORMATS.index(body["format"]) + 1
-    deltas = [_delta_of(row, i, version) for i, row in enumerate(memories)]
+    moment = rows.now()
+    deltas = [_delta_of(row, i, version, moment) for i, row in enumerate(memories)]
     seen: dict[tuple[str, ...], int] = {}
     for i, d in enumerate(deltas):
         key = validation.row_key(d)

@@ -118,10 +118,14 @@ def test_absent_nested_data_dir_is_not_created(tmp_path: Path) -> None:
     assert not (tmp_path / "a").exists()
 
 
-def test_default_location_is_not_created_by_reads(tmp_path: Path) -> None:
+def test_default_location_is_not_created_by_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With no --data-dir and no MEMORY_STORE_DIR the platformdirs location is used;
-    it too is created only by enable --confirm."""
-    env = {"MEMORY_STORE_DIR": ""}
+    it too is created only by enable --confirm. (An empty MEMORY_STORE_DIR is refused,
+    contract §21: tests/test_hardening3.py.)"""
+    monkeypatch.delenv("MEMORY_STORE_DIR")
+    env: dict[str, str] = {}
     xdg = tmp_path / "xdg-data"
     status = ok("status", env=env)
     assert status["exists"] is False

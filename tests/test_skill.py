@@ -20,6 +20,7 @@ import pytest
 from conftest import fails, ok
 
 from memory_store import skill
+from memory_store.commands import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL_FILES = sorted(
@@ -298,4 +299,4 @@ def test_the_installed_server_publishes_output_schemas_from_the_package(
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["root"] == str(installed_wheel / "memory_store" / "_skill")
-    assert len(out["schemas"]) == 14
+    assert len(out["schemas"]) == len(TOOLS)
