@@ -167,7 +167,9 @@ def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
     else:
         f.add("schema", "ok", f"schema version {version}")
     _check_journal_mode(conn, f)
-    _check_rows(conn, f)
+    _check_rows(conn, f, ended_ok=version >= 3)
+    if version >= 3:
+        _check_time(conn, f)
     _check_history(conn, f)
 
 
@@ -184,7 +186,8 @@ def _check_journal_mode(conn: sqlite3.Connection, f: _Findings) -> None:
         )
 
 
-def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
+def _check_rows(conn: sqlite3.Connection, f: _Findings, ended_ok: bool) -> None:
+    """Release 1's invariants; ``ended_ok``: the schema knows ended rows (empty value)."""
     import re
 
     subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
@@ -208,7 +211,9 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
                 memory_id=r["id"],
             )
             problems += 1
-        if not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
+        if not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX) and not (
+            ended_ok and r["value"] == "" and scope in policy.HISTORY_SCOPES
+        ):
             f.add(
                 "value_length",
                 "error",
@@ -254,6 +259,57 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
         problems += 1
     if not problems:
         f.add("rows", "ok", f"{len(rows)} rows within caps and eligibility")
+
+
+def _check_time(conn: sqlite3.Connection, f: _Findings) -> None:
+    """Contract §20's invariants: past values (at most 3 a row, 60 in the store, dated,
+    only on rows that keep history), an ended row's last value, pinned milestones."""
+    rows = db.fetch_all(
+        conn, "SELECT id, scope, subject_id, value, since, past, pinned FROM memories"
+    )
+    problems, total, pins = 0, 0, {}
+    for r in rows:
+        try:
+            past = json.loads(r["past"]) if r["past"] else []
+            good = isinstance(past, list) and all(
+                set(p) == set(policy.PAST_KEYS) and p["since"] <= p["until"] for p in past
+            )
+        except (ValueError, TypeError, KeyError):
+            good = False
+        if (
+            not good
+            or len(past) > policy.PAST_PER_ROW_MAX
+            or (past and r["scope"] not in policy.HISTORY_SCOPES)
+        ):
+            f.add("past", "error", f"row {r['id']} has malformed past values", memory_id=r["id"])
+            problems += 1
+            continue
+        total += len(past)
+        if r["value"] == "" and not past:
+            f.add("past", "error", f"row {r['id']} ended without a past value", memory_id=r["id"])
+            problems += 1
+        if r["since"] is not None and len(r["since"]) != 10:
+            f.add("since", "error", f"row {r['id']} has a malformed since", memory_id=r["id"])
+            problems += 1
+        if r["pinned"]:
+            if r["scope"] != "event":
+                f.add("pinned", "error", f"row {r['id']} is pinned but no event", memory_id=r["id"])
+                problems += 1
+            pins[r["subject_id"]] = pins.get(r["subject_id"], 0) + 1
+    if total > policy.PAST_STORE_MAX:
+        f.add("past", "error", f"{total} past values, over the cap of {policy.PAST_STORE_MAX}")
+        problems += 1
+    for subject, n in sorted(pins.items()):
+        if n > policy.PINNED_PER_SUBJECT_MAX:
+            f.add(
+                "pinned",
+                "error",
+                f"{n} pinned events for {subject}, over the cap",
+                subject_id=subject,
+            )
+            problems += 1
+    if not problems:
+        f.add("time", "ok", f"{total} past value(s), {sum(pins.values())} pinned milestone(s)")
 
 
 def _check_history(conn: sqlite3.Connection, f: _Findings) -> None:

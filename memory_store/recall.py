@@ -124,7 +124,10 @@ def context(
 
         about_time = timeline.about_time(query)
         past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
-        ranked, hits = by_relevance(query, subject_id, label, candidates, ranked, past, about_time)
+        weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
+        ranked, hits = by_relevance(
+            query, subject_id, label, candidates, ranked, past, about_time, weight
+        )
         if about_time:  # a question about time: the rows it matches carry their dates
             dated |= hits
     result["query"] = query
@@ -132,6 +135,29 @@ def context(
     memories = [compact(r, subject_id, dated) for r in ranked]
     result.update(roster_fit(result, memories, max_chars))
     return result
+
+
+_FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
+_NAME_ENDS = " (（,，:：-—"
+
+
+def speaks_of_user(query: str, label: list[dict[str, Any]]) -> bool:
+    """Whether a question about a person is in the first person singular ("what do I do
+    now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
+    about the user, whose profile rows count in full."""
+    from . import terms
+
+    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(
+        terms.fold_text(query)[1]
+    )
+    if not first or not label:
+        return first
+    name = label[0]["value"].strip()
+    for i, ch in enumerate(name):
+        if ch in _NAME_ENDS:
+            name = name[:i]
+            break
+    return not name or name.lower() not in query.lower()
 
 
 def _dated(current: list[dict[str, Any]]) -> set[str]:
@@ -207,6 +233,7 @@ def scored(
     candidates: list[dict[str, Any]],
     subject_id: str | None = None,
     drop_common: bool = True,
+    user_weight: float = USER_ROW_WEIGHT,
 ) -> list[tuple[float, dict[str, Any]]]:
     """The candidates the query matches with their scores, best first (ties: a current
     value before a past one, then the most recently written).
@@ -219,12 +246,26 @@ def scored(
     scores = score_rows(query, candidates, drop_common)
     if subject_id not in (None, policy.USER_SUBJECT):
         scores = [
-            s * USER_ROW_WEIGHT if r["scope"] == "user" else s
+            s * user_weight if r["scope"] == "user" else s
             for s, r in zip(scores, candidates, strict=True)
         ]
+    if any("until" in r for r in candidates):
+        scores = _with_row_scores(scores, candidates)
     hits = [(s, r) for s, r in zip(scores, candidates, strict=True) if s > 0]
     hits.sort(key=_recent_first, reverse=True)
     return hits
+
+
+def _with_row_scores(scores: list[float], candidates: list[dict[str, Any]]) -> list[float]:
+    """A past value scores at least what its row's current value scores: the question that
+    finds "moved to Brooklyn" is about where she lives, and "before" asks for the value
+    that came before it, whose own words ("lives in Cambridge") it may not share. The
+    current value still comes first on a tie (``_recent_first``)."""
+    current = {r["id"]: s for s, r in zip(scores, candidates, strict=True) if "until" not in r}
+    return [
+        max(s, current.get(r["id"], 0.0)) if "until" in r else s
+        for s, r in zip(scores, candidates, strict=True)
+    ]
 
 
 def matches(
@@ -233,11 +274,12 @@ def matches(
     subject_id: str | None = None,
     drop_common: bool = True,
     about_time: bool = False,
+    user_weight: float = USER_ROW_WEIGHT,
 ) -> list[dict[str, Any]]:
     """The matching candidates, best first. Past values (rows with ``until``) rank with
     current rows when the question is about time, else after every current match:
     a question about now is answered by what is current first (contract §20)."""
-    hits = [r for _, r in scored(query, candidates, subject_id, drop_common)]
+    hits = [r for _, r in scored(query, candidates, subject_id, drop_common, user_weight)]
     if about_time:
         return hits
     return [r for r in hits if "until" not in r] + [r for r in hits if "until" in r]
@@ -251,11 +293,12 @@ def by_relevance(
     priority: list[dict[str, Any]],
     past: list[dict[str, Any]] = (),  # type: ignore[assignment]
     about_time: bool = False,
+    user_weight: float = USER_ROW_WEIGHT,
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """``first`` (the subject's label), the matches, then the rest in ``priority`` order;
     and the ids of the rows the query matched."""
     pool = [r for r in candidates if r not in first] + list(past)
-    found = matches(query, pool, subject_id, about_time=about_time)
+    found = matches(query, pool, subject_id, about_time=about_time, user_weight=user_weight)
     placed = first + found
     taken = {r["id"] for r in placed if "until" not in r}
     return placed + [r for r in priority if r["id"] not in taken], {r["id"] for r in found}
