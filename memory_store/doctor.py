@@ -190,7 +190,8 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
     subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
     field_re = re.compile(policy.FIELD_PATTERN.rstrip("$"))
     rows = db.fetch_all(
-        conn, "SELECT id, scope, subject_id, field, value, source_type, confidence FROM memories"
+        conn,
+        "SELECT id, scope, subject_id, field, value, source_type, confidence, past FROM memories",
     )
     problems = 0
     groups: dict[tuple[str, str | None], int] = {}
@@ -208,7 +209,9 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
                 memory_id=r["id"],
             )
             problems += 1
-        if not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
+        # An ended row (contract §20) has no current value; its last one is in its past.
+        ended = r["value"] == "" and r["past"] and scope in policy.HISTORY_SCOPES
+        if not ended and not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
             f.add(
                 "value_length",
                 "error",
