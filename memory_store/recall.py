@@ -123,7 +123,9 @@ def context(
         from . import timeline
 
         about_time = timeline.about_time(query)
-        past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+        # The past of the rows this call may recall: without a subject, the profile's only.
+        mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
+        past = timeline.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
         ranked, hits = by_relevance(query, subject_id, label, candidates, ranked, past, about_time)
         if about_time:  # a question about time: the rows it matches carry their dates
             dated |= hits
