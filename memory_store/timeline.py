@@ -193,7 +193,9 @@ def trim_store_past(
     for row in holders:
         if row["id"] not in drop:
             continue
-        kept = [p for p in rows.past_of(row) if p not in drop[row["id"]]]
+        kept = rows.past_of(row)
+        for gone in drop[row["id"]]:  # one at a time: two past values may look alike
+            kept.remove(gone)
         past = json.dumps(kept, ensure_ascii=False) if kept else None
         conn.execute("UPDATE memories SET past = ? WHERE id = ?", (past, row["id"]))
         entry = touched.setdefault(row["id"], {"id": row["id"], "before": row, "after": row})
