@@ -302,7 +302,7 @@ class Batch:
 
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
-        timeline.check_pins(self.conn, self.results)
+        timeline.check_pins(self.conn, self.results, self.touched)
         timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore

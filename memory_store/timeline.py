@@ -135,8 +135,11 @@ def check_replaces(conn: sqlite3.Connection, i: int, delta: dict[str, Any]) -> d
     return target
 
 
-def check_pins(conn: sqlite3.Connection, results: list[dict[str, Any]]) -> None:
-    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (contract §20)."""
+def check_pins(
+    conn: sqlite3.Connection, results: list[dict[str, Any]], touched: dict[str, Any]
+) -> None:
+    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (contract §20); a
+    refusal lists the ones already pinned (this batch's pins are rolled back)."""
     cap = policy.PINNED_PER_SUBJECT_MAX
     first: dict[str, int] = {}
     for r in results:
@@ -161,6 +164,7 @@ def check_pins(conn: sqlite3.Connection, results: list[dict[str, Any]]) -> None:
                 pinned=[
                     {"id": p["id"], "field": p["field"], "occurred_at": p["occurred_at"]}
                     for p in pinned
+                    if p["id"] not in touched or (touched[p["id"]]["before"] or {}).get("pinned")
                 ],
             )
 
