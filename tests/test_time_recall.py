@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import delta, ok
+from conftest import cli, delta, ok
 from mcp import Client
 from timekit import assert_marked, by_value, context, put, schema_errors, search, today, values
 
@@ -320,3 +320,33 @@ async def test_the_mcp_tools_take_the_time_keys_and_return_until(
             assert shown == ok("show", "--subject-id", "obj-a", spawn=True)
     finally:
         store.release()
+
+
+# ---------------------------------------------------------------- tables for a person
+
+
+def _table(*args: str) -> str:
+    r = cli("--format", "table", *args, check_envelope=False, env={"COLUMNS": "400"})
+    assert r.code == 0 and r.stderr == "", r.stderr
+    return r.stdout
+
+
+def _line_with(text: str, value: str) -> str:
+    lines = [line for line in text.splitlines() if value in line]
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def test_tables_mark_a_past_value_with_its_until(changed_job: dict[str, str]) -> None:
+    # "Never returned without until" holds for a person reading a table too.
+    text = _table("context", "--subject-id", "obj-a", "--query", "她以前做什么工作？")
+    assert "2026-02-01" in _line_with(text, JOB), text
+    text = _table("search", "--query", "以前 工作 上海")
+    assert "2026-02-01" in _line_with(text, JOB), text
+
+
+def test_the_show_table_shows_an_ended_row_and_its_past(changed_job: dict[str, str]) -> None:
+    text = _table("show", "--subject-id", "obj-a")
+    line = _line_with(text, JOB)  # the ended job's last value, in its past
+    assert changed_job["job"] in line and "2026-02-01" in line, text
+    assert "暧昧期" in text and "2025-05-01" in text
