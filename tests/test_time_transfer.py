@@ -237,3 +237,20 @@ def test_six_pinned_events_for_one_subject_are_refused(enabled: Path) -> None:
     doc["memories"].append(extra)
     fails("MEMORY_LIMIT_REACHED", "import", "-", input=json.dumps(doc, ensure_ascii=False))
     assert ok("show")["count"] == 0
+
+
+def test_a_version_one_document_keeps_the_stores_pins_and_past_values(enabled: Path) -> None:
+    # A version-1 document knows nothing of time: importing one (an old backup) over
+    # rows that have past values or pins must not erase them.
+    put(delta(field="city", value="上海", occurred_at="2024-01-01"))
+    put(delta(field="city", value="杭州", occurred_at="2025-01-01"))
+    put(delta("event", field="milestone", value="认识", occurred_at="2024-01-01", pinned=True))
+    before = shown()
+    v1 = ok("export")["document"]
+    v1["format"] = "memory-store-export/v1"
+    v1["memories"] = [{k: m[k] for k in ROW_KEYS} for m in v1["memories"]]
+    ok("import", "-", input=json.dumps(v1, ensure_ascii=False))
+    after = shown()
+    for memory_id, m in before.items():
+        assert after[memory_id]["past"] == m["past"], after[memory_id]
+        assert after[memory_id]["pinned"] == m["pinned"], after[memory_id]
