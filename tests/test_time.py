@@ -467,3 +467,31 @@ def test_context_without_a_query_keeps_pinned_events_beyond_the_newest_eight(
     pinned = [m for m in events if m.get("pinned")]
     assert [m["value"] for m in pinned] == ["event-0"] and pinned[0]["pinned"] is True
     assert not any("pinned" in m for m in events if m["value"] != "event-0")
+
+
+def test_related_never_names_a_row_the_same_batch_ends_or_deletes(enabled: Path) -> None:
+    # "She changed jobs": the new row and the end of the old one in one batch. The old
+    # one is not "also current" afterwards.
+    put(delta(field="job", value=JOB), delta(subject="obj-b", field="job", value="厨师"))
+    changed = put(
+        delta(field="occupation", value=TEACHER),
+        end(scope="object", subject_id="obj-a", field="job"),
+    )
+    assert "related" not in changed["results"][0], changed["results"][0]
+    assert "also current" not in changed["summary"]
+    moved = put(
+        delta(subject="obj-b", field="occupation", value="老师"),
+        {"action": "delete", "scope": "object", "subject_id": "obj-b", "field": "job"},
+    )
+    assert "related" not in moved["results"][0]
+    assert "also current" not in moved["summary"]
+
+
+def test_apply_returns_the_row_as_stored_after_the_store_wide_cap(enabled: Path) -> None:
+    # The written row's own past value is the oldest in the store: the cap trims it at
+    # once, and the result must say so (it is "the row as written").
+    _fill_past(["2020-01-01", "2020-02-01", "2020-03-01", "2020-04-01"], rows_=20)
+    put(delta("user", field="y", value="y-old", occurred_at="2010-01-01"))
+    r = put(delta("user", field="y", value="y-new", occurred_at="2011-01-01"))
+    assert _past_count() == 60
+    assert r["results"][0]["memory"] == row(mid(r))
