@@ -133,6 +133,13 @@ class Batch:
                 self._end(i, d)
             else:
                 self._upsert(i, d)
+        # A row a later delta of this batch ended or deleted is not "also current".
+        gone = {r["memory"]["id"] for r in self.results if r["action"] in ("ended", "deleted")}
+        for r in self.results:
+            if gone and "related" in r:
+                r["related"] = [o for o in r["related"] if o["id"] not in gone]
+                if not r["related"]:
+                    del r["related"]
 
     def _name(self, i: int, key: str) -> None:
         # Two deltas may name one row in ways validation cannot see (an id and a key).
