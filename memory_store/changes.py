@@ -311,6 +311,12 @@ class Batch:
         """Caps, then the operation record; (result, whether history was trimmed)."""
         timeline.check_pins(self.conn, self.results, self.touched)
         timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
+        for r in self.results:  # the rows as stored, once the store-wide past cap trimmed
+            after = self.touched.get(r["memory"]["id"], {}).get("after")
+            if after is not None:
+                r["memory"] = rows.public(after)
+            if "replaced" in r:
+                r["replaced"] = rows.public(self.touched[r["replaced"]["id"]]["after"])
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore
         )
