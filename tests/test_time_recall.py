@@ -350,3 +350,20 @@ def test_the_show_table_shows_an_ended_row_and_its_past(changed_job: dict[str, s
     line = _line_with(text, JOB)  # the ended job's last value, in its past
     assert changed_job["job"] in line and "2026-02-01" in line, text
     assert "暧昧期" in text and "2025-05-01" in text
+
+
+def test_a_past_value_does_not_borrow_the_current_values_confidence(enabled: Path) -> None:
+    # A past value keeps {value, since, until, source_type}: the confidence the row has
+    # now was never said of the old value.
+    put(delta(field="city", value="上海", confidence="low"))
+    put(delta(field="city", value="杭州", confidence="high"))
+    old = by_value(ask("她以前住在上海还是杭州"), "上海")
+    assert old.get("confidence") in (None, "low"), old
+
+
+def test_an_ended_display_label_is_not_an_empty_label(enabled: Path) -> None:
+    label = put(delta(value="小A"))
+    put(delta(field="hobby", value="爬山"))
+    put({"action": "end", "id": mid(label)})
+    roster = ok("context")["roster"]
+    assert [r["display_label"] for r in roster] != [""], roster
