@@ -246,6 +246,7 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "since": p["since"],
                     "until": p["until"],
                     "source_type": p["source_type"],
+                    "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
                     "occurred_at": None,
                     "pinned": 0,
                 }
