@@ -302,8 +302,8 @@ def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         entry["counts"][r["scope"]] = entry["counts"].get(r["scope"], 0) + 1
         entry["last_updated"] = max(entry["last_updated"], r["updated_at"])
-        if r["scope"] == "object" and r["field"] == "display_label":
-            entry["display_label"] = r["value"]
+        if r["scope"] == "object" and r["field"] == "display_label" and r["value"]:
+            entry["display_label"] = r["value"]  # an ended label (no value) is no label
     ordered = sorted(
         subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True
     )
