@@ -495,3 +495,25 @@ def test_apply_returns_the_row_as_stored_after_the_store_wide_cap(enabled: Path)
     r = put(delta("user", field="y", value="y-new", occurred_at="2011-01-01"))
     assert _past_count() == 60
     assert r["results"][0]["memory"] == row(mid(r))
+
+
+def test_a_dry_run_end_writes_nothing(enabled: Path) -> None:
+    r = put(delta(field="city", value="上海"))
+    before, ops = shown(), op_ids()
+    data = ok("apply", "--dry-run", "--json", _json(end(id=mid(r))))
+    assert data["dry_run"] is True and data["results"][0]["action"] == "ended"
+    assert data["results"][0]["memory"]["ended"] is True
+    assert shown() == before and op_ids() == ops
+
+
+def test_an_end_at_a_date_time_ends_on_the_day_it_was_said(enabled: Path) -> None:
+    r = put(delta("relationship", field="stage", value="在一起", occurred_at="2025-01-01"))
+    put(
+        end(
+            scope="relationship",
+            subject_id="obj-a",
+            field="stage",
+            occurred_at="2026-06-01T07:00+08:00",
+        )
+    )
+    assert row(mid(r))["past"][-1]["until"] == "2026-06-01"
