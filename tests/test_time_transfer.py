@@ -254,3 +254,17 @@ def test_a_version_one_document_keeps_the_stores_pins_and_past_values(enabled: P
     for memory_id, m in before.items():
         assert after[memory_id]["past"] == m["past"], after[memory_id]
         assert after[memory_id]["pinned"] == m["pinned"], after[memory_id]
+
+
+def test_an_import_over_the_store_wide_past_cap_is_refused_whole(enabled: Path) -> None:
+    for r, day in enumerate(["2020-01-01", "2020-02-01", "2020-03-01", "2020-04-01"]):
+        put(*(delta("user", field=f"g{i}", value=f"g{i}-v{r}", occurred_at=day) for i in range(20)))
+    doc = ok("export")["document"]
+    assert sum(len(m["past"]) for m in doc["memories"]) == 60
+    ok("clear", "--confirm")
+    put(delta(field="city", value="上海"))
+    put(delta(field="city", value="杭州"))
+    before = shown()
+    r = fails("MEMORY_LIMIT_REACHED", "import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert r.error["details"]["limit"] == 60
+    assert shown() == before
