@@ -517,3 +517,12 @@ def test_an_end_at_a_date_time_ends_on_the_day_it_was_said(enabled: Path) -> Non
         )
     )
     assert row(mid(r))["past"][-1]["until"] == "2026-06-01"
+
+
+def test_one_batch_may_unpin_one_milestone_and_pin_another(enabled: Path) -> None:
+    pins = put(*(_event(i, pinned=True) for i in range(5)))
+    swapped = put(_event(0, pinned=False), _event(5, pinned=True))
+    assert [r["memory"]["pinned"] for r in swapped["results"]] == [False, True]
+    stored = shown()
+    assert stored[mid(pins)]["pinned"] is False
+    assert sum(m["pinned"] for m in stored.values()) == 5
