@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import delta, fails, ok, op_ids
+from conftest import cli, delta, fails, ok, op_ids
 from timekit import put, row, shown, today
 
 JOB = "在上海做平面设计师"
@@ -526,3 +526,23 @@ def test_one_batch_may_unpin_one_milestone_and_pin_another(enabled: Path) -> Non
     stored = shown()
     assert stored[mid(pins)]["pinned"] is False
     assert sum(m["pinned"] for m in stored.values()) == 5
+
+
+def test_undo_never_takes_the_store_past_sixty_past_values(enabled: Path) -> None:
+    # The caps hold after an undo too (contract §1: the store never grows past them):
+    # bringing back a deleted row with three past values into a full store.
+    for value, day in (("x0", "2021-01-01"), ("x1", "2021-02-01"), ("x2", "2021-03-01")):
+        put(delta("user", field="x", value=value, occurred_at=day))
+    put(delta("user", field="x", value="x3", occurred_at="2021-04-01"))
+    _fill_past(["2020-01-01", "2020-02-01", "2020-03-01", "2020-04-01"])
+    assert _past_count() == 60
+    deleted = put({"action": "delete", "scope": "user", "field": "x"})
+    for i in range(4):
+        put(delta("user", field="y", value=f"y{i}", occurred_at=f"2022-0{i + 1}-01"))
+    assert _past_count() == 60
+    r = cli("undo", "--op-id", deleted["op_id"])
+    if r.code == 0:
+        assert _past_count() <= 60
+    else:
+        assert r.error["code"] == "MEMORY_LIMIT_REACHED", r.error
+        assert _past_count() == 60
