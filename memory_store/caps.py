@@ -218,3 +218,13 @@ def check_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op
                 subject_id=row["subject_id"],
                 limit=cap,
             )
+    # Nor past the store's past values (contract §20): undo restores exactly, or not at all.
+    past = sum(len(rows.past_of(r)) for r in rows.select(conn, " WHERE past IS NOT NULL"))
+    if past > policy.PAST_STORE_MAX:
+        raise error(
+            "MEMORY_LIMIT_REACHED",
+            f"undoing this would keep {past} past values, over the cap of "
+            f"{policy.PAST_STORE_MAX}: delete or correct a newer change first",
+            op_id=op_id,
+            limit=policy.PAST_STORE_MAX,
+        )
