@@ -546,3 +546,19 @@ def test_undo_never_takes_the_store_past_sixty_past_values(enabled: Path) -> Non
     else:
         assert r.error["code"] == "MEMORY_LIMIT_REACHED", r.error
         assert _past_count() == 60
+
+
+def test_undo_never_gives_a_subject_a_sixth_pin(enabled: Path) -> None:
+    put(*(_event(i, pinned=True) for i in range(5)))
+    deleted = put(
+        {"action": "delete", "scope": "event", "subject_id": "obj-a", "field": "milestone"}
+        | {"occurred_at": "2025-01-01"}
+    )
+    put(_event(5, pinned=True))
+    r = cli("undo", "--op-id", deleted["op_id"])
+    pins = sum(m["pinned"] for m in shown().values())
+    if r.code == 0:
+        assert pins <= 5
+    else:
+        assert r.error["code"] == "MEMORY_LIMIT_REACHED", r.error
+        assert pins == 5
