@@ -189,10 +189,7 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
 
     subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
     field_re = re.compile(policy.FIELD_PATTERN.rstrip("$"))
-    rows = db.fetch_all(
-        conn,
-        "SELECT id, scope, subject_id, field, value, source_type, confidence, past FROM memories",
-    )
+    rows = db.fetch_all(conn, "SELECT * FROM memories")  # an old schema has no past column
     problems = 0
     groups: dict[tuple[str, str | None], int] = {}
     for r in rows:
@@ -210,7 +207,7 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings) -> None:
             )
             problems += 1
         # An ended row (contract §20) has no current value; its last one is in its past.
-        ended = r["value"] == "" and r["past"] and scope in policy.HISTORY_SCOPES
+        ended = r["value"] == "" and r.get("past") and scope in policy.HISTORY_SCOPES
         if not ended and not (1 <= len(r["value"] or "") <= policy.VALUE_CHARS_MAX):
             f.add(
                 "value_length",
