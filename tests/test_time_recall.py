@@ -367,3 +367,12 @@ def test_an_ended_display_label_is_not_an_empty_label(enabled: Path) -> None:
     put({"action": "end", "id": mid(label)})
     roster = ok("context")["roster"]
     assert [r["display_label"] for r in roster] != [""], roster
+
+
+def test_a_question_about_time_dates_every_row_it_returns(changed_job: dict[str, str]) -> None:
+    # §20: compact rows carry since "... and every row when the question is about time".
+    put(delta(field="hobby", value="爬山"), delta(field="pet", value="养了一只猫"))
+    data = ask("她什么时候搬去杭州的？")
+    for m in data["memories"]:
+        if m["scope"] != "event":
+            assert date_of(m), m
