@@ -202,6 +202,9 @@ class Enforcer:
         return self.results[-1]["index"]
 
 
+PINS = policy.PINNED_PER_SUBJECT_MAX
+
+
 def check_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op_id: str) -> None:
     """Restoring a deleted row must not push a kind past its cap."""
     for e in entries:
@@ -218,3 +221,23 @@ def check_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op
                 subject_id=row["subject_id"],
                 limit=cap,
             )
+        pins = "SELECT COUNT(*) FROM memories WHERE scope = 'event' AND subject_id = ? AND pinned"
+        if row["pinned"] and conn.execute(pins, (row["subject_id"],)).fetchone()[0] > PINS:
+            raise error(
+                "MEMORY_LIMIT_REACHED",
+                f"undoing this would pin more than {PINS} milestones: unpin a newer one first",
+                op_id=op_id,
+                scope="event",
+                subject_id=row["subject_id"],
+                limit=PINS,
+            )
+    # Nor past the store's past values (contract §20): undo restores exactly, or not at all.
+    past = sum(len(rows.past_of(r)) for r in rows.select(conn, " WHERE past IS NOT NULL"))
+    if past > policy.PAST_STORE_MAX:
+        raise error(
+            "MEMORY_LIMIT_REACHED",
+            f"undoing this would keep {past} past values, over the cap of "
+            f"{policy.PAST_STORE_MAX}: delete or correct a newer change first",
+            op_id=op_id,
+            limit=policy.PAST_STORE_MAX,
+        )

@@ -133,6 +133,13 @@ class Batch:
                 self._end(i, d)
             else:
                 self._upsert(i, d)
+        # A row a later delta of this batch ended or deleted is not "also current".
+        gone = {r["memory"]["id"] for r in self.results if r["action"] in ("ended", "deleted")}
+        for r in self.results:
+            if gone and "related" in r:
+                r["related"] = [o for o in r["related"] if o["id"] not in gone]
+                if not r["related"]:
+                    del r["related"]
 
     def _name(self, i: int, key: str) -> None:
         # Two deltas may name one row in ways validation cannot see (an id and a key).
@@ -302,8 +309,14 @@ class Batch:
 
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
-        timeline.check_pins(self.conn, self.results)
+        timeline.check_pins(self.conn, self.results, self.touched)
         timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
+        for r in self.results:  # the rows as stored, once the store-wide past cap trimmed
+            after = self.touched.get(r["memory"]["id"], {}).get("after")
+            if after is not None:
+                r["memory"] = rows.public(after)
+            if "replaced" in r:
+                r["replaced"] = rows.public(self.touched[r["replaced"]["id"]]["after"])
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore
         )

@@ -192,9 +192,7 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings, ended_ok: bool) -> None:
 
     subject_re = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
     field_re = re.compile(policy.FIELD_PATTERN.rstrip("$"))
-    rows = db.fetch_all(
-        conn, "SELECT id, scope, subject_id, field, value, source_type, confidence FROM memories"
-    )
+    rows = db.fetch_all(conn, "SELECT * FROM memories")  # an old schema has no past column
     problems = 0
     groups: dict[tuple[str, str | None], int] = {}
     for r in rows:

@@ -123,7 +123,9 @@ def context(
         from . import timeline
 
         about_time = timeline.about_time(query)
-        past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+        # The past of the rows this call may recall: without a subject, the profile's only.
+        mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
+        past = timeline.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
         weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
         ranked, hits = by_relevance(
             query, subject_id, label, candidates, ranked, past, about_time, weight
@@ -343,8 +345,8 @@ def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
         )
         entry["counts"][r["scope"]] = entry["counts"].get(r["scope"], 0) + 1
         entry["last_updated"] = max(entry["last_updated"], r["updated_at"])
-        if r["scope"] == "object" and r["field"] == "display_label":
-            entry["display_label"] = r["value"]
+        if r["scope"] == "object" and r["field"] == "display_label" and r["value"]:
+            entry["display_label"] = r["value"]  # an ended label (no value) is no label
     ordered = sorted(
         subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True
     )

@@ -84,7 +84,7 @@ def labelled(conn: sqlite3.Connection, codes: list[str]) -> list[dict[str, Any]]
     labels = dict(
         conn.execute(
             "SELECT subject_id, value FROM memories "
-            "WHERE scope = 'object' AND field = 'display_label'"
+            "WHERE scope = 'object' AND field = 'display_label' AND value != ''"
         ).fetchall()
     )
     return [{"subject_id": c, "display_label": labels.get(c)} for c in codes]

@@ -135,8 +135,11 @@ def check_replaces(conn: sqlite3.Connection, i: int, delta: dict[str, Any]) -> d
     return target
 
 
-def check_pins(conn: sqlite3.Connection, results: list[dict[str, Any]]) -> None:
-    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (contract §20)."""
+def check_pins(
+    conn: sqlite3.Connection, results: list[dict[str, Any]], touched: dict[str, Any]
+) -> None:
+    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (contract §20); a
+    refusal lists the ones already pinned (this batch's pins are rolled back)."""
     cap = policy.PINNED_PER_SUBJECT_MAX
     first: dict[str, int] = {}
     for r in results:
@@ -161,6 +164,7 @@ def check_pins(conn: sqlite3.Connection, results: list[dict[str, Any]]) -> None:
                 pinned=[
                     {"id": p["id"], "field": p["field"], "occurred_at": p["occurred_at"]}
                     for p in pinned
+                    if p["id"] not in touched or (touched[p["id"]]["before"] or {}).get("pinned")
                 ],
             )
 
@@ -193,7 +197,9 @@ def trim_store_past(
     for row in holders:
         if row["id"] not in drop:
             continue
-        kept = [p for p in rows.past_of(row) if p not in drop[row["id"]]]
+        kept = rows.past_of(row)
+        for gone in drop[row["id"]]:  # one at a time: two past values may look alike
+            kept.remove(gone)
         past = json.dumps(kept, ensure_ascii=False) if kept else None
         conn.execute("UPDATE memories SET past = ? WHERE id = ?", (past, row["id"]))
         entry = touched.setdefault(row["id"], {"id": row["id"], "before": row, "after": row})
@@ -240,6 +246,7 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "since": p["since"],
                     "until": p["until"],
                     "source_type": p["source_type"],
+                    "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
                     "occurred_at": None,
                     "pinned": 0,
                 }

@@ -204,8 +204,9 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
     d = validation.normalize_delta(delta, index, path)
     validation.check_policy(d, index, path)
     d.update(id=row["id"], created_at=row["created_at"], updated_at=row["updated_at"])
-    if history is None:  # version 1 kept no time: the rule of the migration
-        d.update(since=(d["occurred_at"] or row["updated_at"])[:10], past=None, pinned=False)
+    if history is None:  # version 1 kept no time: the rule of the migration; a stored
+        # row's past values and pin, which the document cannot know, stay as they are
+        d["since"] = (d["occurred_at"] or row["updated_at"])[:10]
         return d
     for i, p in enumerate(history["past"]):
         entry = {**delta, "value": p["value"], "source_type": p["source_type"]}
