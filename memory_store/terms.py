@@ -11,7 +11,7 @@ term. No regular expression is compiled here (see ``relevance.py``: cost).
 
 from __future__ import annotations
 
-from .aliases import GROUPS
+from .aliases import GROUPS, MEMBERS
 
 PREFIX = 5  # folded English words keep at most this many letters
 
@@ -52,6 +52,11 @@ _ZH_STOP_BIGRAMS = frozenset(
     咱们 这个 那个 这次 那次 这样 那样 一下 一个 是否 还是 就是 已经 可以 可能 如果 因为
     所以 但是 然后 觉得 知道 应该 现在""".split()  # noqa: SIM905
 )
+# Words that say the question is about a liking, not what it is about: a row that
+# shares only these with a question holding other words does not match it ("谁喜欢
+# 爬山" is not answered by "喜欢吃火锅"). Stems (see stem_of) and CJK terms.
+WEAK_STEMS = frozenset(("lik", "lov", "enjoy", "play"))  # like, love, enjoy, play
+WEAK_CJK = frozenset(("喜欢", "喜", "欢", "爱", "玩"))
 # English words that no suffix rule folds to their base form.
 _IRREGULAR = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take",
@@ -201,10 +206,42 @@ def date_terms(text: str, words: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------- the alias table
 
+# A naming unit of the alias table: a group's heads (k = -1), or one of its member
+# clusters (k = 0, 1, ...), with its English words, English phrases and Chinese terms.
+_Unit = tuple[int, int, str, list[str], list[str]]
+_UNITS: list[_Unit] = []
 
-def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
-    """The alias groups the question names. ``spaced``: its words between spaces;
-    ``text``: the folded question."""
+
+def _units() -> list[_Unit]:
+    """Every group's heads and member clusters, in table order; parsed once."""
+    if not _UNITS:
+        for gid, (name, words, phrases, chinese) in enumerate(GROUPS):
+            _UNITS.append((gid, -1, words, phrases.split("; ") if phrases else [], chinese.split()))
+            members = MEMBERS.get(name)
+            for k, cluster in enumerate(members.split("; ") if members else ()):
+                english, spaced, zh = [], [], []
+                for item in cluster.split(", "):
+                    (zh if not item.isascii() else spaced if " " in item else english).append(item)
+                _UNITS.append((gid, k, " ".join(english), spaced, zh))
+    return _UNITS
+
+
+def groups_of(stems: list[str], spaced: str, text: str) -> list[tuple[int, int]]:
+    """The concepts the question names, as (group, k): k = -1 when it names the group
+    by one of its heads (it asks about the group: hobby, 爱好), else the member cluster
+    it names (hiking, 爬山), for each group it does not name by a head.
+    ``spaced``: the question's words between spaces; ``text``: the folded question."""
+    units = _units()
+    found = units_named(stems, spaced, text)
+    heads = {units[u][0] for u in found if units[u][1] < 0}
+    named = [(gid, -1) for gid in sorted(heads)]
+    named += [(units[u][0], units[u][1]) for u in found if units[u][0] not in heads]
+    return named
+
+
+def units_named(stems: list[str], spaced: str, text: str) -> list[int]:
+    """The naming units (see ``_units``) that the question's words, phrases or
+    Chinese text hold, in table order."""
     found: dict[int, None] = {}
     if stems:
         words, starts = _joined(_ENGLISH)
@@ -217,9 +254,9 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
                     found[position_in(starts, at)] = None
                 at = words.find(key, end)
     if spaced:
-        for phrase, gid in _phrases():
+        for phrase, unit in _phrases():
             if phrase in spaced:
-                found[gid] = None
+                found[unit] = None
     if not text.isascii():
         text = without_le(text)
         joined, starts = _joined(_CHINESE)
@@ -231,7 +268,7 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
                 if joined[at + 1 : end] in text:
                     found[position_in(starts, at)] = None
                 at = joined.find(key, end)
-    return list(found)
+    return sorted(found)
 
 
 def without_le(text: str) -> str:
@@ -240,16 +277,19 @@ def without_le(text: str) -> str:
     return text.replace("了", "") if "了" in text else text
 
 
-_ENGLISH, _CHINESE = 1, 3  # the columns of aliases.GROUPS searched by groups_of
+_ENGLISH, _CHINESE = 2, 4  # the columns of a unit searched by units_named
 _JOINED: dict[int, tuple[str, list[int]]] = {}
 
 
 def _joined(column: int) -> tuple[str, list[int]]:
-    """One column of every group (its English words, or its Chinese terms) in one
-    text, each word between spaces, and where each group starts; built once."""
+    """One column of every unit (its English words, or its Chinese terms) in one
+    text, each word between spaces, and where each unit starts; built once."""
     found = _JOINED.get(column)
     if found is None:
-        parts = [f" {group[column]} " for group in GROUPS]
+        parts = [
+            f" {unit[column] if column == _ENGLISH else ' '.join(unit[column])} "
+            for unit in _units()
+        ]
         starts = [0]
         for part in parts[:-1]:
             starts.append(starts[-1] + len(part))
@@ -262,9 +302,8 @@ _PHRASES: list[tuple[str, int]] = []
 
 def _phrases() -> list[tuple[str, int]]:
     if not _PHRASES:
-        for gid, group in enumerate(GROUPS):
-            if group[2]:
-                _PHRASES.extend((f" {p} ", gid) for p in group[2].split("; "))
+        for u, unit in enumerate(_units()):
+            _PHRASES.extend((f" {p} ", u) for p in unit[3])
     return _PHRASES
 
 
@@ -281,23 +320,84 @@ def position_in(starts: list[int], at: int) -> int:
 
 
 class Group:
-    """An alias group as rows are searched for it."""
+    """A set of alias terms as rows are searched for it."""
 
-    def __init__(self, words: str, phrases: str, chinese: str):
-        stems = dict.fromkeys(stem_of(w) for w in words.split())
+    def __init__(self, units: list[_Unit]):
+        stems = dict.fromkeys(stem_of(w) for unit in units for w in unit[2].split())
         self.keys = [(f" {key}", stem) for stem in stems for key in search_keys(stem)]
-        self.phrases = phrases.split("; ") if phrases else []
-        self.chinese = chinese.split()
+        self.phrases = [p for unit in units for p in unit[3]]
+        self.chinese = [t for unit in units for t in unit[4]]
 
 
-_GROUPS: dict[int, Group] = {}
+_GROUPS: dict[tuple[int, int, bool], tuple[Group, Group]] = {}
 
 
-def group_at(gid: int) -> Group:
-    group = _GROUPS.get(gid)
-    if group is None:
-        group = _GROUPS[gid] = Group(*GROUPS[gid][1:])
-    return group
+def group_at(gid: int, k: int, siblings: bool = False) -> tuple[Group, Group]:
+    """What a concept the question names (``groups_of``) is found by: in a row's
+    value, and in its field name.
+
+    Named by a head (k = -1, "hobbies?"), the group reaches its heads and every
+    member, in values and field names alike: a row in ``hobby`` or one that says
+    "plays the piano" answers it. Named by a member only ("hiking"), the question
+    is widened to that member's synonyms and translations (爬山, 徒步) and to its
+    group's heads ("outdoor activities"), in values; a field name counts only
+    when it names the member itself. So "hiking" finds neither every row in
+    ``hobby`` nor a sibling member ("plays the piano", 游戏公司).
+
+    With ``siblings`` (``context``, which fills a budget for one person), a member
+    reaches its group's other members too, in values only.
+    """
+    found = _GROUPS.get((gid, k, siblings))
+    if found is None:
+        units = [u for u in _units() if u[0] == gid]
+        member = [u for u in units if u[1] == k]
+        if k < 0:
+            everything = Group(units)
+            found = (everything, everything)
+        elif siblings:
+            found = (group_at(gid, -1)[0], Group(member))
+        else:
+            found = (Group([units[0], *member]), Group(member))
+        _GROUPS[gid, k, siblings] = found
+    return found
+
+
+def concept_of(field: str) -> str | None:
+    """The alias group a field name names, by the group's name: ``fact_job``,
+    ``job``, ``occupation``, ``work`` -> "job"; ``city``, ``location``,
+    ``lives_in`` -> "city"; None when it names none (``display_label``).
+
+    The field's ending that is a group's name first (``fact_job``, ``meet_parents``),
+    then a phrase of its parts (``lives_in``), then its parts from the last, a
+    group's heads before its members (``agreement_cat`` -> "pet").
+    """
+    if not _NAMES:
+        _NAMES.update((group[0], group[0]) for group in GROUPS)
+    parts = field.lower().split("_")
+    for i in range(len(parts)):
+        name = _NAMES.get("_".join(parts[i:]))
+        if name is not None:
+            return name
+    units = _units()
+    found = units_named([], f" {' '.join(parts)} ", "") if len(parts) > 1 else []
+    for part in reversed(parts):
+        if not found and part:
+            found = units_named([stem_of(part)], "", "")
+    if not found:
+        return None
+    best = min(found, key=lambda u: (units[u][1] >= 0, u))  # heads first, then table order
+    return GROUPS[units[best][0]][0]
+
+
+def same_concept(field_a: str, field_b: str) -> bool:
+    """Whether two field names mean the same thing (one alias group, ``concept_of``)."""
+    if field_a == field_b:
+        return True
+    concept = concept_of(field_a)
+    return concept is not None and concept == concept_of(field_b)
+
+
+_NAMES: dict[str, str] = {}
 
 
 def search_keys(stem: str) -> list[str]:
