@@ -29,10 +29,12 @@ keeps the two identical):
   "; "; Chinese terms separated by spaces, matched as substrings: words,
   usually of two characters or more; a single character only when it almost
   always means the concept (猫, 狗, 岁);
-- members: clusters separated by "; ", the terms of one cluster (English
-  words, English phrases, Chinese terms, told apart by their characters)
-  separated by ", ". A group whose terms all name the concept (birthday, 生日,
-  出生) has no members;
+- members (``MEMBERS``): clusters, their English and their Chinese terms apart
+  (two texts, the clusters in the same order, separated by "; "; "-" where a
+  cluster has no term in that language): English words, English phrases with
+  "_" between their words (``milk_tea``), Chinese terms (Chinese characters
+  only). A group whose terms all name the concept (birthday, 生日, 出生) has
+  no members;
 - a term may sit in more than one group when it names both (妈妈: family and
   parents).
 """
@@ -304,28 +306,92 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("emotion", "", "", "情绪"),
 )
 
-# Group name -> its member clusters: clusters separated by "; ", the terms of one
-# cluster (English words, English phrases, Chinese terms) by ", ".
-MEMBERS: dict[str, str] = {
-    "professions": "teacher, 老师, 教师; doctor, 医生; nurse, 护士; engineer, 工程师; lawyer, 律师; accountant, 会计; designer, 设计师; programmer, developer, 程序员; student, 学生; manager, 经理; 公务员; 销售",
-    "mbti": "intj; intp; entj; entp; infj; infp; enfj; enfp; istj; isfj; estj; esfj; istp; isfp; estp; esfp",
-    "pet": "cat, kitten, 猫, 猫咪; dog, puppy, pup, 狗, 狗狗; turtle, 乌龟; bird, 鸟; parrot, 鹦鹉; rabbit, bunny, 兔子; hamster, 仓鼠",
-    "holiday": "christmas, 圣诞; valentine, 情人节, 七夕; thanksgiving; new year, 新年, 元旦; spring festival, chinese new year, 春节, 过年, 除夕; 国庆; 中秋; 端午; 清明; 教师节; 母亲节; 父亲节; 寒假; 暑假",
-    "flower": "rose, 玫瑰; sunflower, 向日葵; tulip, 郁金香; lily, 百合",
-    "food": "spicy, 辣; 川菜; 湘菜; 粤菜; 点心; 零食",
-    "seafood": "shrimp, prawn, 虾; crab, 蟹; lobster; fish, 鱼; oyster, 生蚝; sushi, 寿司; sashimi, 刺身; 日料",
-    "sweets": "cake, 蛋糕, 糕; pastry; cookie, 饼干, 曲奇; candy, 糖; chocolate, 巧克力",
-    "alcohol": "beer, 啤酒; wine, 红酒; 白酒",
-    "drinks": "coffee, cafe, 咖啡; tea, 茶; milk tea, 奶茶",
-    "hobby": "sport, exercise, 运动, 健身; hike, 爬山, 徒步; camp, 露营; swim, 游泳; 跑步; yoga, 瑜伽; dance, 跳舞; paint, draw, 画画; pottery; photography, 摄影; music, 音乐; sing, 唱歌; guitar, 吉他; piano, 钢琴; read, 看书, 阅读; write, 写作; cook, 做饭; bake, 烘焙; game, 游戏; garden, gardening, 园艺; fishing, 钓鱼; 攀岩; 书法; knit, 织毛衣",
-    "sport": "climb, climbing, bouldering, 攀岩; swim, 游泳; 跑步; yoga, 瑜伽; cycling, 骑行; dance, 跳舞; marathon, 马拉松; 球",
-    "music": "song, sing, 歌, 唱; concert, 演唱会; band, 乐队; guitar, 吉他; piano, 钢琴; violin, 小提琴; drum, 鼓; album, vinyl, 唱片; 民谣; 摇滚",
-    "art": "paint, painting, draw, drawing, 画; museum, 博物馆; exhibition, gallery, 展览, 画展; photography, 摄影; calligraphy, 书法; pottery, ceramic, 陶艺; sculpture, 雕塑; craft, 手工; mural",
-    "reading": "novel, 小说; library, 图书馆; 书店",
-    "shows": "movie, film, cinema, 电影, 影院; theater, theatre, drama, 话剧, 剧, 看剧; opera, 京剧",
-    "nightlife": "bar, pub, 酒吧; club, nightclub, 夜店, 蹦迪; karaoke, ktv, 唱k",
-    "game": "board game, 桌游; console; rpg; 电竞; 手游",
-    "outdoors": "camp, camping, 露营; hike, hiking, trail, mountain, mountaineering, 徒步, 爬山, 登山; beach, 海边; lake, 湖; park, 公园; picnic, 野餐; fishing, 钓鱼; kayak",
-    "writing": "story; poem, poetry, 诗; screenplay, script, 剧本; blog, 博客; journal, diary, 日记; 小说, 写小说",
-    "emotion": "sad, 难过, 伤心; happy, 开心; cry, 哭; hurt, 委屈; lonely, 孤独; stress, 压力",
+# Group name -> its member clusters: (English, Chinese), each side the clusters in one
+# order, separated by "; ", the terms of one cluster by spaces ("-": none on this
+# side). English phrases have "_" between their words (``milk_tea``).
+MEMBERS: dict[str, tuple[str, str]] = {
+    "professions": (
+        "teacher; doctor; nurse; engineer; lawyer; accountant; designer; programmer developer; student; manager; -; -",
+        "老师 教师; 医生; 护士; 工程师; 律师; 会计; 设计师; 程序员; 学生; 经理; 公务员; 销售",
+    ),
+    "mbti": (
+        "intj; intp; entj; entp; infj; infp; enfj; enfp; istj; isfj; estj; esfj; istp; isfp; estp; esfp",
+        "-; -; -; -; -; -; -; -; -; -; -; -; -; -; -; -",
+    ),
+    "pet": (
+        "cat kitten; dog puppy pup; turtle; bird; parrot; rabbit bunny; hamster",
+        "猫 猫咪; 狗 狗狗; 乌龟; 鸟; 鹦鹉; 兔子; 仓鼠",
+    ),
+    "holiday": (
+        "christmas; valentine; thanksgiving; new_year; spring_festival chinese_new_year; -; -; -; -; -; -; -; -; -",
+        "圣诞; 情人节 七夕; -; 新年 元旦; 春节 过年 除夕; 国庆; 中秋; 端午; 清明; 教师节; 母亲节; 父亲节; 寒假; 暑假",
+    ),
+    "flower": (
+        "rose; sunflower; tulip; lily",
+        "玫瑰; 向日葵; 郁金香; 百合",
+    ),
+    "food": (
+        "spicy; -; -; -; -; -",
+        "辣; 川菜; 湘菜; 粤菜; 点心; 零食",
+    ),
+    "seafood": (
+        "shrimp prawn; crab; lobster; fish; oyster; sushi; sashimi; -",
+        "虾; 蟹; -; 鱼; 生蚝; 寿司; 刺身; 日料",
+    ),
+    "sweets": (
+        "cake; pastry; cookie; candy; chocolate",
+        "蛋糕 糕; -; 饼干 曲奇; 糖; 巧克力",
+    ),
+    "alcohol": (
+        "beer; wine; -",
+        "啤酒; 红酒; 白酒",
+    ),
+    "drinks": (
+        "coffee cafe; tea; milk_tea",
+        "咖啡; 茶; 奶茶",
+    ),
+    "hobby": (
+        "sport exercise; hike; camp; swim; -; yoga; dance; paint draw; pottery; photography; music; sing; guitar; piano; read; write; cook; bake; game; garden gardening; fishing; -; -; knit",
+        "运动 健身; 爬山 徒步; 露营; 游泳; 跑步; 瑜伽; 跳舞; 画画; -; 摄影; 音乐; 唱歌; 吉他; 钢琴; 看书 阅读; 写作; 做饭; 烘焙; 游戏; 园艺; 钓鱼; 攀岩; 书法; 织毛衣",
+    ),
+    "sport": (
+        "climb climbing bouldering; swim; -; yoga; cycling; dance; marathon; -",
+        "攀岩; 游泳; 跑步; 瑜伽; 骑行; 跳舞; 马拉松; 球",
+    ),
+    "music": (
+        "song sing; concert; band; guitar; piano; violin; drum; album vinyl; -; -",
+        "歌 唱; 演唱会; 乐队; 吉他; 钢琴; 小提琴; 鼓; 唱片; 民谣; 摇滚",
+    ),
+    "art": (
+        "paint painting draw drawing; museum; exhibition gallery; photography; calligraphy; pottery ceramic; sculpture; craft; mural",
+        "画; 博物馆; 展览 画展; 摄影; 书法; 陶艺; 雕塑; 手工; -",
+    ),
+    "reading": (
+        "novel; library; -",
+        "小说; 图书馆; 书店",
+    ),
+    "shows": (
+        "movie film cinema; theater theatre drama; opera",
+        "电影 影院; 话剧 剧 看剧; 京剧",
+    ),
+    "nightlife": (
+        "bar pub; club nightclub; karaoke ktv",
+        "酒吧; 夜店 蹦迪; -",
+    ),
+    "game": (
+        "board_game; console; rpg; -; -",
+        "桌游; -; -; 电竞; 手游",
+    ),
+    "outdoors": (
+        "camp camping; hike hiking trail mountain mountaineering; beach; lake; park; picnic; fishing; kayak",
+        "露营; 徒步 爬山 登山; 海边; 湖; 公园; 野餐; 钓鱼; -",
+    ),
+    "writing": (
+        "story; poem poetry; screenplay script; blog; journal diary; -",
+        "-; 诗; 剧本; 博客; 日记; 小说 写小说",
+    ),
+    "emotion": (
+        "sad; happy; cry; hurt; lonely; stress",
+        "难过 伤心; 开心; 哭; 委屈; 孤独; 压力",
+    ),
 }

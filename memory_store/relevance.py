@@ -16,11 +16,15 @@ has a short stop list. A row's text is its value, the parts of its field name
 (``source_ref``), which ``context`` shows with it. Two more kinds of term:
 
 - an alias group (``aliases.py``) that both the question and the row name, in
-  either language: 过敏 and "allergic" name the same group;
+  either language: 过敏 and "allergic" name the same group. The table widens
+  the question's words, not a field's reach (§21): a field name counts only
+  when the question asks about its concept (``terms.group_at``);
 - a year or month that the question names and the row's ``occurred_at`` holds.
 
 Each term weighs its IDF over the rows (alias groups as much as a word, dates
-half as much); BM25's usual k1 = 1.2 and b = 0.75.
+half as much); BM25's usual k1 = 1.2 and b = 0.75. Words of liking (like,
+喜欢) and, in ``search``, the words of a row's subject's label count only in a
+row that shares another term with the question.
 
 Cost. ``context`` runs on every turn of a conversation, mostly as a fresh
 process, so this module is built to start fast and to touch little:
@@ -156,7 +160,8 @@ class _Rows:
         bigram) per CJK character, counted as the extra bytes of its UTF-8 form;
         its value and its field name together."""
         if self._lengths is None:
-            texts, n = self.texts, self.n
+            n = self.n
+            texts = self.texts[: 2 * n]  # a label adds no length
             spaces = map(str.count, texts, repeat(" "))
             extra = map(int.__sub__, map(len, map(str.encode, texts)), map(len, texts))
             each = list(map(sum, zip(spaces, extra, repeat(1))))
@@ -167,7 +172,7 @@ class _Rows:
         """Counts over the texts -> counts per row in its value and field name, and
         counts per row in its subject's label."""
         n = self.n
-        if all(i < n for i in counts):
+        if not counts or max(counts) < n:  # the usual case: values only
             return counts, {}
         rows: dict[int, int] = {}
         labels: dict[int, int] = {}

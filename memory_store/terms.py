@@ -206,24 +206,45 @@ def date_terms(text: str, words: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------- the alias table
 
-# A naming unit of the alias table: a group's heads (k = -1), or one of its member
-# clusters (k = 0, 1, ...), with its English words, English phrases and Chinese terms.
-_Unit = tuple[int, int, str, list[str], list[str]]
-_UNITS: list[_Unit] = []
+# The naming units of the alias table: every group's heads (unit = the group's index),
+# then every member cluster, in the order of MEMBERS. The table is searched as two
+# texts, its English words and its Chinese terms: each unit between spaces, so that
+# units meet at a double space and the unit at a position is a count of them. Built
+# with a few joins, never term by term: every process asking a question pays it.
+_JOINED: dict[int, str] = {}
+_CLUSTERS: list[tuple[int, int]] = []  # per MEMBERS entry: its first unit, its group
 
 
-def _units() -> list[_Unit]:
-    """Every group's heads and member clusters, in table order; parsed once."""
-    if not _UNITS:
-        for gid, (name, words, phrases, chinese) in enumerate(GROUPS):
-            _UNITS.append((gid, -1, words, phrases.split("; ") if phrases else [], chinese.split()))
-            members = MEMBERS.get(name)
-            for k, cluster in enumerate(members.split("; ") if members else ()):
-                english, spaced, zh = [], [], []
-                for item in cluster.split(", "):
-                    (zh if not item.isascii() else spaced if " " in item else english).append(item)
-                _UNITS.append((gid, k, " ".join(english), spaced, zh))
-    return _UNITS
+def _joined(column: int) -> str:
+    """The table's English words (column 1) or Chinese terms (column 3), unit by unit."""
+    found = _JOINED.get(column)
+    if found is None:
+        side = 0 if column == 1 else 1
+        heads = "".join([f" {group[column]} " for group in GROUPS])
+        members = "".join([f" {m[side].replace('; ', '  ')} " for m in MEMBERS.values()])
+        found = _JOINED[column] = heads + members
+    return found
+
+
+def _unit_at(joined: str, at: int) -> int:
+    """The unit holding the term that starts after position ``at`` of a joined text."""
+    return joined.count("  ", 0, at + 1)
+
+
+def unit_of(unit: int) -> tuple[int, int]:
+    """A unit -> (its group, its cluster; -1 for the group's heads)."""
+    if unit < len(GROUPS):
+        return unit, -1
+    if not _CLUSTERS:
+        gids = {group[0]: gid for gid, group in enumerate(GROUPS)}
+        first = len(GROUPS)
+        for name, (english, _) in MEMBERS.items():
+            _CLUSTERS.append((first, gids[name]))
+            first += english.count("; ") + 1
+    for first, gid in reversed(_CLUSTERS):
+        if first <= unit:
+            return gid, unit - first
+    raise AssertionError(unit)  # pragma: no cover - a unit is past the heads
 
 
 def groups_of(stems: list[str], spaced: str, text: str) -> list[tuple[int, int]]:
@@ -231,42 +252,44 @@ def groups_of(stems: list[str], spaced: str, text: str) -> list[tuple[int, int]]
     by one of its heads (it asks about the group: hobby, 爱好), else the member cluster
     it names (hiking, 爬山), for each group it does not name by a head.
     ``spaced``: the question's words between spaces; ``text``: the folded question."""
-    units = _units()
     found = units_named(stems, spaced, text)
-    heads = {units[u][0] for u in found if units[u][1] < 0}
-    named = [(gid, -1) for gid in sorted(heads)]
-    named += [(units[u][0], units[u][1]) for u in found if units[u][0] not in heads]
+    heads = [u for u in found if u < len(GROUPS)]
+    named = [(u, -1) for u in heads]
+    for u in found[len(heads) :]:
+        gid, k = unit_of(u)
+        if gid not in heads:
+            named.append((gid, k))
     return named
 
 
 def units_named(stems: list[str], spaced: str, text: str) -> list[int]:
-    """The naming units (see ``_units``) that the question's words, phrases or
-    Chinese text hold, in table order."""
+    """The naming units (see ``_joined``) that the question's words, phrases or
+    Chinese text hold, in order."""
     found: dict[int, None] = {}
     if stems:
-        words, starts = _joined(_ENGLISH)
-        for stem in stems:
+        joined = _joined(1)
+        for stem in stems:  # English: words that fold to the stem
             key = " " + _key(stem)
-            at = words.find(key)
+            at = joined.find(key)
             while at != -1:
-                end = words.find(" ", at + 1)
-                if stem_of(words[at + 1 : end]) == stem:
-                    found[position_in(starts, at)] = None
-                at = words.find(key, end)
+                end = joined.find(" ", at + 1)
+                if stem_of(joined[at + 1 : end]) == stem:
+                    found[_unit_at(joined, at)] = None
+                at = joined.find(key, end)
     if spaced:
         for phrase, unit in _phrases():
             if phrase in spaced:
                 found[unit] = None
-    if not text.isascii():
+    if not text.isascii():  # Chinese: the terms each character begins, held by the text
         text = without_le(text)
-        joined, starts = _joined(_CHINESE)
-        for char in dict.fromkeys(text.replace(" ", "")):  # the terms it begins
+        joined = _joined(3)
+        for char in dict.fromkeys(text.replace(" ", "")):
             key = " " + char
             at = joined.find(key)
             while at != -1:
                 end = joined.find(" ", at + 1)
                 if joined[at + 1 : end] in text:
-                    found[position_in(starts, at)] = None
+                    found[_unit_at(joined, at)] = None
                 at = joined.find(key, end)
     return sorted(found)
 
@@ -277,33 +300,22 @@ def without_le(text: str) -> str:
     return text.replace("了", "") if "了" in text else text
 
 
-_ENGLISH, _CHINESE = 2, 4  # the columns of a unit searched by units_named
-_JOINED: dict[int, tuple[str, list[int]]] = {}
-
-
-def _joined(column: int) -> tuple[str, list[int]]:
-    """One column of every unit (its English words, or its Chinese terms) in one
-    text, each word between spaces, and where each unit starts; built once."""
-    found = _JOINED.get(column)
-    if found is None:
-        parts = [
-            f" {unit[column] if column == _ENGLISH else ' '.join(unit[column])} "
-            for unit in _units()
-        ]
-        starts = [0]
-        for part in parts[:-1]:
-            starts.append(starts[-1] + len(part))
-        found = _JOINED[column] = ("".join(parts), starts)
-    return found
-
-
 _PHRASES: list[tuple[str, int]] = []
 
 
 def _phrases() -> list[tuple[str, int]]:
+    """Each English phrase of the table, between spaces, with its unit."""
     if not _PHRASES:
-        for u, unit in enumerate(_units()):
-            _PHRASES.extend((f" {p} ", u) for p in unit[3])
+        for gid, group in enumerate(GROUPS):
+            if group[2]:
+                _PHRASES.extend((f" {p} ", gid) for p in group[2].split("; "))
+        unit = len(GROUPS)
+        for english, _ in MEMBERS.values():
+            for cluster in english.split("; "):
+                if "_" in cluster:
+                    words = cluster.split()
+                    _PHRASES.extend((f" {w.replace('_', ' ')} ", unit) for w in words if "_" in w)
+                unit += 1
     return _PHRASES
 
 
@@ -320,13 +332,25 @@ def position_in(starts: list[int], at: int) -> int:
 
 
 class Group:
-    """A set of alias terms as rows are searched for it."""
+    """Alias terms -- of a group's heads and some of its clusters -- as rows are
+    searched for them."""
 
-    def __init__(self, units: list[_Unit]):
-        stems = dict.fromkeys(stem_of(w) for unit in units for w in unit[2].split())
+    def __init__(self, gid: int, clusters: list[int], heads: bool, chinese: bool = True):
+        group = GROUPS[gid]
+        english = [group[1]] if heads else []
+        zh = [group[3]] if heads else []
+        if clusters:
+            member_english, member_chinese = MEMBERS[group[0]]
+            english += [member_english.split("; ")[k] for k in clusters]
+            zh += [member_chinese.split("; ")[k] for k in clusters]
+        words = [w for text in english for w in text.split() if w != "-"]
+        stems = dict.fromkeys(stem_of(w) for w in words if "_" not in w)
         self.keys = [(f" {key}", stem) for stem in stems for key in search_keys(stem)]
-        self.phrases = [p for unit in units for p in unit[3]]
-        self.chinese = [t for unit in units for t in unit[4]]
+        self.phrases = [w.replace("_", " ") for w in words if "_" in w]
+        if heads and group[2]:
+            self.phrases += group[2].split("; ")
+        # Field names are ASCII: a Group searched in them needs no Chinese.
+        self.chinese = [t for text in zh for t in text.split() if t != "-"] if chinese else []
 
 
 _GROUPS: dict[tuple[int, int, bool], tuple[Group, Group]] = {}
@@ -349,15 +373,15 @@ def group_at(gid: int, k: int, siblings: bool = False) -> tuple[Group, Group]:
     """
     found = _GROUPS.get((gid, k, siblings))
     if found is None:
-        units = [u for u in _units() if u[0] == gid]
-        member = [u for u in units if u[1] == k]
         if k < 0:
-            everything = Group(units)
-            found = (everything, everything)
-        elif siblings:
-            found = (group_at(gid, -1)[0], Group(member))
+            members = MEMBERS.get(GROUPS[gid][0])
+            every = list(range(members[0].count("; ") + 1)) if members else []
+            whole = Group(gid, every, heads=True)
+            found = (whole, whole)
         else:
-            found = (Group([units[0], *member]), Group(member))
+            field = Group(gid, [k], heads=False, chinese=False)
+            value = group_at(gid, -1)[0] if siblings else Group(gid, [k], heads=True)
+            found = (value, field)
         _GROUPS[gid, k, siblings] = found
     return found
 
@@ -378,15 +402,13 @@ def concept_of(field: str) -> str | None:
         name = _NAMES.get("_".join(parts[i:]))
         if name is not None:
             return name
-    units = _units()
     found = units_named([], f" {' '.join(parts)} ", "") if len(parts) > 1 else []
     for part in reversed(parts):
         if not found and part:
             found = units_named([stem_of(part)], "", "")
     if not found:
         return None
-    best = min(found, key=lambda u: (units[u][1] >= 0, u))  # heads first, then table order
-    return GROUPS[units[best][0]][0]
+    return GROUPS[unit_of(min(found))[0]][0]  # heads come first: a head before a member
 
 
 def same_concept(field_a: str, field_b: str) -> bool:

@@ -69,6 +69,17 @@ too narrow, one that lowers a figure too broad.
 """
 
 
+def members_text(english: str, chinese: str) -> str:
+    """("cat kitten; milk_tea", "猫; 奶茶") -> "cat, kitten, 猫 · milk tea, 奶茶"."""
+    if not english:
+        return ""
+    clusters = zip(english.split("; "), chinese.split("; "), strict=True)
+    return " · ".join(
+        ", ".join(t.replace("_", " ") for t in f"{en} {zh}".split() if t != "-")
+        for en, zh in clusters
+    )
+
+
 def render() -> str:
     sys.path.insert(0, str(ROOT))
     from memory_store.aliases import GROUPS, MEMBERS
@@ -83,8 +94,9 @@ def render() -> str:
     ]
     for name, words, phrases, chinese in GROUPS:
         heads = words.split() + [p for p in phrases.split("; ") if p] + chinese.split()
-        clusters = MEMBERS[name].split("; ") if name in MEMBERS else []
-        lines.append(f"| `{name}` | {', '.join(heads)} | {' · '.join(clusters)} |")
+        lines.append(
+            f"| `{name}` | {', '.join(heads)} | {members_text(*MEMBERS.get(name, ('', '')))} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -84,16 +84,18 @@ def test_the_words_table_keeps_ascii_letters_digits_and_the_separator() -> None:
 
 
 def test_chinese_alias_lookup_equals_a_scan_of_every_term() -> None:
-    units = terms._units()
-    every = [term for unit in units for term in unit[4]]
+    # The units, read from the table here: every group's heads, then every cluster.
+    units = [group[3].split() for group in GROUPS]
+    units += [c.split() if c != "-" else [] for _, zh in MEMBERS.values() for c in zh.split("; ")]
+    every = [term for unit in units for term in unit]
     pieces = [*every, *"的了吗我你他 ", *(a + b for a, b in zip(every, every[7:], strict=False))]
     for i, text in enumerate(pieces):
         text = "问" + text + pieces[(i * 31) % len(pieces)]
         plain = terms.without_le(text)
-        expected = [u for u, unit in enumerate(units) if any(t in plain for t in unit[4])]
+        expected = [u for u, unit in enumerate(units) if any(t in plain for t in unit)]
         assert terms.units_named([], "", text) == expected, text
         # A group named by a head is named once, whatever members it names too.
-        heads = {units[u][0] for u in expected if units[u][1] < 0}
+        heads = {terms.unit_of(u)[0] for u in expected if terms.unit_of(u)[1] < 0}
         concepts = terms.groups_of([], "", text)
         assert [g for g, k in concepts if k < 0] == sorted(heads), text
         assert all(g not in heads for g, k in concepts if k >= 0), text
@@ -233,31 +235,34 @@ def test_alias_groups_follow_their_rules() -> None:
     assert len(names) == len(set(names))
     assert set(MEMBERS) <= set(names)
     for name, words, phrases, chinese in GROUPS:
-        members = MEMBERS.get(name, "")
+        members = MEMBERS.get(name)
         assert re.fullmatch(r"[a-z][a-z_]*", name), name
         assert words or phrases or chinese or members, name
         for word in words.split():
             assert re.fullmatch(r"[a-z0-9]+", word), (name, word)
         for phrase in phrases.split("; ") if phrases else []:
             assert re.fullmatch(r"[a-z0-9]+( [a-z0-9]+)+", phrase), (name, phrase)
-        assert words == " ".join(words.split()), name
+        for text in (words, chinese, *(members or ())):  # one space between terms
+            assert text == " ".join(text.split()), name
         for term in chinese.split():
             _chinese_term(name, term)
-        clusters = [c.split(", ") for c in members.split("; ")] if members else []
-        for cluster in clusters:
-            for item in cluster:
-                if item.isascii():
-                    assert re.fullmatch(r"[a-z0-9]+( [a-z0-9]+)*", item), (name, item)
-                else:
-                    _chinese_term(name, item)
+        english, zh = members or ("", "")
+        clusters = list(zip(english.split("; "), zh.split("; "), strict=True)) if members else []
+        for en_terms, zh_terms in clusters:
+            assert (en_terms, zh_terms) != ("-", "-"), name
+            for item in en_terms.split() if en_terms != "-" else []:
+                # a word, or a phrase with "_" between its words
+                assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", item), (name, item)
+            for item in zh_terms.split() if zh_terms != "-" else []:
+                _chinese_term(name, item)
         # No term twice in one group.
         every = words.split() + (phrases.split("; ") if phrases else []) + chinese.split()
-        every += [item for cluster in clusters for item in cluster]
+        every += [t for pair in clusters for side in pair for t in side.split() if t != "-"]
         assert len(every) == len(set(every)), name
 
 
 def _chinese_term(name: str, term: str) -> None:
-    assert _CJK.search(term), (name, term)
+    assert _CJK.search(term) and not any(c.isascii() for c in term), (name, term)
     assert unicodedata.normalize("NFKC", term).lower() == term, (name, term)
 
 
@@ -421,7 +426,7 @@ def test_the_alias_reference_is_the_code_s_table() -> None:
     expected = {
         name: (
             set(words.split()) | ({*phrases.split("; ")} - {""}) | set(chinese.split()),
-            " · ".join(MEMBERS[name].split("; ")) if name in MEMBERS else "",
+            gen.members_text(*MEMBERS.get(name, ("", ""))),
         )
         for name, words, phrases, chinese in GROUPS
     }
