@@ -235,8 +235,8 @@ class _Rows:
             in_value, in_field = terms.group_at(*concept, siblings)
             found = self._rows_naming(in_value)
             rows = {i for i in found if i < n}
-            if in_field is not in_value:
-                found = self._rows_naming(in_field)
+            if in_field is not in_value:  # field names are ASCII: English terms only
+                found = self._rows_naming(in_field) if in_field.keys or in_field.phrases else set()
             rows.update(i - n for i in found if n <= i < 2 * n)
             named = self.groups[(*concept, siblings)] = dict.fromkeys(sorted(rows), 1)
         return named

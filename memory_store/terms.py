@@ -396,12 +396,12 @@ def concept_of(field: str) -> str | None:
     group's heads before its members (``agreement_cat`` -> "pet").
     """
     if not _NAMES:
-        _NAMES.update((group[0], group[0]) for group in GROUPS)
+        _NAMES.update(group[0] for group in GROUPS)
     parts = field.lower().split("_")
     for i in range(len(parts)):
-        name = _NAMES.get("_".join(parts[i:]))
-        if name is not None:
-            return name
+        ending = "_".join(parts[i:])
+        if ending in _NAMES:
+            return ending
     found = units_named([], f" {' '.join(parts)} ", "") if len(parts) > 1 else []
     for part in reversed(parts):
         if not found and part:
@@ -419,7 +419,7 @@ def same_concept(field_a: str, field_b: str) -> bool:
     return concept is not None and concept == concept_of(field_b)
 
 
-_NAMES: dict[str, str] = {}
+_NAMES: set[str] = set()
 
 
 def search_keys(stem: str) -> list[str]:

@@ -212,6 +212,30 @@ def test_an_alias_named_by_a_field_counts() -> None:
     assert got[0] > 0 and got[1] == 0
 
 
+def test_a_field_counts_only_when_the_question_asks_about_it() -> None:
+    # Contract §21: a member word (hiking, 钢琴) reaches its synonyms, not every row in
+    # hobby; a head (hobbies, 爱好) does. The same in context and search.
+    piano = row("plays the piano", field="hobby")
+    succulents = row("在阳台养了一排多肉", field="hobby")
+    for for_context in (True, False):
+        assert score_rows("hiking", [succulents, row("x")], for_context) == [0.0, 0.0]
+        assert score_rows("爱好", [succulents, row("x")], for_context)[0] > 0
+        assert score_rows("her hobbies?", [succulents, row("x")], for_context)[0] > 0
+        assert score_rows("钢琴", [piano, row("x")], for_context)[0] > 0
+    # A field that names the member itself counts.
+    assert score_rows("爬山", [row("每周六", field="hiking"), row("x")], False)[0] > 0
+
+
+def test_words_of_liking_count_only_beside_another_term() -> None:
+    rows = [row("周末常去徒步", field="hobby"), row("喜欢吃火锅", field="preference_food")]
+    assert score_rows("谁喜欢爬山", rows, False) == [
+        pytest.approx(score_rows("爬山", rows, False)[0]),
+        0.0,
+    ]
+    assert score_rows("她喜欢什么", rows, False)[1] > 0  # nothing else to go by
+    assert score_rows("who likes hiking?", [row("likes spicy food"), row("hiking")], False)[0] == 0
+
+
 def test_idf_a_rare_term_counts_more_than_a_common_one() -> None:
     values = [f"Anna went to the park, day {i}" for i in range(8)] + ["Anna adopted a kitten"]
     got = scores("Anna kitten", *values)
