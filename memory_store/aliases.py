@@ -2,30 +2,46 @@
 
 Each group is one everyday concept of the relationship-advice domain -- the
 standard field vocabulary of ``references/memory-rules.md`` and what people tell
-an assistant about the people in their lives -- named in English, with the words
-and short phrases of both languages that name it. When a question and a memory
-both name a group, they share a term as if they shared a word: "她做什么工作？"
-finds the field ``fact_job``, "is she allergic to anything?" finds "对花粉过敏".
+an assistant about the people in their lives -- named in English and Chinese.
+The alias table widens the words of the question, never the reach of a field
+(contract §21, "search is precise"). So a group has two kinds of term:
+
+- its *heads*, the words that name the concept itself (job, 工作, 职业; hobby,
+  爱好, 兴趣). A question holding a head asks about the concept: it matches the
+  rows whose value names the group by any of its terms, heads or members, and
+  the rows whose field name does ("她做什么工作？" finds ``fact_job``, "what are
+  her hobbies?" finds "plays the piano");
+- its *members*, in clusters of synonyms and translations: the kinds or
+  instances of the concept (hike, 爬山, 徒步; piano, 钢琴). A question holding
+  a member only is widened to that cluster and to the group's heads, in values
+  ("can he eat sashimi?" finds "对海鲜过敏"), and a field name counts only when
+  it names the cluster: "hiking" does not match every row in ``hobby``, nor
+  "plays the piano", nor a job at a 游戏 company.
 
 Rules for a group (``references/recall-aliases.md`` is the readable copy; a test
 keeps the two identical):
 
 - a general concept that any conversation of the domain may need, never a word
   picked because one test question needs it;
-- English words in their base form ("sibling", not "siblings": the tokenizer
-  folds suffixes), lowercase ASCII, separated by spaces; phrases (several words,
-  or words joined by a hyphen or apostrophe) separated by "; ", matched as the
-  same words in sequence;
-- Chinese terms separated by spaces, matched as substrings: words, usually of
-  two characters or more; a single character only when it almost always means
-  the concept (猫, 狗, 岁);
+- heads: English words in their base form ("sibling", not "siblings": the
+  tokenizer folds suffixes), lowercase ASCII, separated by spaces; English
+  phrases (several words, matched as the same words in sequence) separated by
+  "; "; Chinese terms separated by spaces, matched as substrings: words,
+  usually of two characters or more; a single character only when it almost
+  always means the concept (猫, 狗, 岁);
+- members (``MEMBERS``): clusters, their English and their Chinese terms apart
+  (two texts, the clusters in the same order, separated by "; "; "-" where a
+  cluster has no term in that language): English words, English phrases with
+  "_" between their words (``milk_tea``), Chinese terms (Chinese characters
+  only). A group whose terms all name the concept (birthday, 生日, 出生) has
+  no members;
 - a term may sit in more than one group when it names both (妈妈: family and
   parents).
 """
 
 from __future__ import annotations
 
-# (name, English words, English phrases separated by "; ", Chinese terms).
+# (name, English head words, English head phrases separated by "; ", Chinese head terms).
 # The order is the order of references/recall-aliases.md.
 GROUPS: tuple[tuple[str, str, str, str], ...] = (
     (
@@ -34,12 +50,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "for a living; what do you do",
         "工作 职业 上班 下班 行业 哪一行 哪行 单位 公司 岗位 职位 做什么的 干什么的 工资 退休",
     ),
-    (
-        "profession",
-        "teacher doctor nurse engineer lawyer accountant designer programmer developer student manager",
-        "",
-        "老师 教师 医生 护士 工程师 律师 会计 设计师 程序员 学生 经理 公务员 销售",
-    ),
+    ("professions", "", "", ""),
     (
         "education",
         "school college university degree study graduate class course",
@@ -53,6 +64,12 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "hometown native",
         "grow up; grew up; come from; comes from",
         "老家 家乡 故乡 籍贯 哪里人 哪儿人 出生地 长大",
+    ),
+    (
+        "city",
+        "city location town reside residence address",
+        "live in; lives in; living in; based in",
+        "城市 所在地 住在 居住 住哪 哪个城市",
     ),
     (
         "home",
@@ -72,12 +89,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "",
         "性格 个性 脾气 内向 外向 为人 性子",
     ),
-    (
-        "mbti",
-        "mbti intj intp entj entp infj infp enfj enfp istj isfj estj esfj istp isfp estp esfp",
-        "personality type",
-        "人格 十六型",
-    ),
+    ("mbti", "mbti", "personality type", "人格 十六型"),
     ("score", "score rating", "out of", "打分 评分 分数 几分 多少分 满分"),
     (
         "family",
@@ -95,12 +107,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("children", "child children kid son daughter baby", "", "孩子 小孩 儿子 女儿 宝宝 生娃 要娃"),
     ("friends", "friend buddy roommate bestie", "", "朋友 好友 闺蜜 哥们 兄弟们 室友 发小"),
     ("colleagues", "colleague coworker workmate teammate boss", "", "同事 领导 老板 上司"),
-    (
-        "pet",
-        "pet animal cat dog kitten puppy pup turtle bird rabbit bunny hamster parrot",
-        "",
-        "宠物 动物 猫 狗 猫咪 狗狗 铲屎 乌龟 兔子 鸟 仓鼠 鹦鹉",
-    ),
+    ("pet", "pet animal", "", "宠物 动物 铲屎"),
     ("dating", "dating", "go out; went out", "约会 约我 约她 约他 出去玩 见面"),
     (
         "couple",
@@ -109,12 +116,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "恋爱 在一起 交往 男朋友 女朋友 男友 女友 对象 伴侣 表白 确认关系 官宣",
     ),
     ("first_meeting", "", "first met; first meet; how we met", "认识 相识 初见 第一次见 遇到 邂逅"),
-    (
-        "stage",
-        "stage relationship single exclusive",
-        "",
-        "阶段 进展 关系 单身 暧昧 稳定 发展到",
-    ),
+    ("stage", "stage relationship single exclusive", "", "阶段 进展 关系 单身 暧昧 稳定 发展到"),
     (
         "marriage",
         "marry marriage wedding spouse husband wife engaged engagement propose",
@@ -139,12 +141,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "former partner; past relationship; previous relationship; break up; broke up",
         "前任 前男友 前女友 分手 上一段 前妻 前夫",
     ),
-    (
-        "blind_date",
-        "matchmaker",
-        "blind date; set up",
-        "相亲 介绍对象 介绍男朋友 介绍女朋友",
-    ),
+    ("blind_date", "matchmaker", "blind date; set up", "相亲 介绍对象 介绍男朋友 介绍女朋友"),
     (
         "conflict",
         "conflict argue argument fight quarrel clash disagree angry upset mad",
@@ -204,24 +201,14 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
         "时间 有空 空闲 忙 加班 倒班 夜班 轮班 值班 周末 工作日 作息 排班",
     ),
     ("sleep", "sleep nap tired insomnia", "", "睡觉 补觉 休息 熬夜 失眠 睡"),
-    (
-        "plan",
-        "plan goal future intend dream target",
-        "",
-        "目标 计划 打算 希望 将来 未来 以后 规划",
-    ),
+    ("plan", "plan goal future intend dream target", "", "目标 计划 打算 希望 将来 未来 以后 规划"),
     (
         "planned_activity",
         "upcoming ticket",
         "planned activity; next date",
         "下次 下一次 约好 票 预约 安排",
     ),
-    (
-        "holiday",
-        "holiday festival christmas valentine thanksgiving",
-        "new year; spring festival; chinese new year",
-        "节日 春节 过年 新年 除夕 国庆 中秋 情人节 七夕 圣诞 元旦 端午 清明 教师节 母亲节 父亲节 假期 寒假 暑假",
-    ),
+    ("holiday", "holiday festival", "", "节日 假期"),
     ("anniversary", "anniversary milestone", "first time", "纪念日 周年 第一次"),
     (
         "travel",
@@ -231,12 +218,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("invitation", "invite invitation", "ask out; asked out", "邀请 约我 邀"),
     ("gift", "gift surprise", "", "礼物 送礼 惊喜 卡片 寄 送了 送我 送她 送他"),
-    (
-        "flower",
-        "flower rose bouquet sunflower tulip lily",
-        "",
-        "鲜花 玫瑰 向日葵 百合 郁金香 花束",
-    ),
+    ("flower", "flower bouquet", "", "鲜花 花束"),
     ("mail", "mail parcel package deliver", "", "寄 快递 邮寄 包裹"),
     (
         "messages",
@@ -246,84 +228,34 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "food",
-        "food eat diet cuisine meal dish taste flavor flavour spicy restaurant dinner lunch breakfast",
+        "food eat diet cuisine meal dish taste flavor flavour restaurant dinner lunch breakfast",
         "",
-        "吃 饮食 口味 辣 川菜 湘菜 粤菜 菜 饭 餐厅 饭店 忌口 爱吃 美食 点心 零食",
+        "吃 饮食 口味 菜 饭 餐厅 饭店 忌口 爱吃 美食",
     ),
-    (
-        "seafood",
-        "seafood shrimp prawn crab lobster fish oyster sushi sashimi",
-        "",
-        "海鲜 虾 蟹 鱼 生蚝 刺身 寿司 日料",
-    ),
-    (
-        "sweets",
-        "dessert sweet cake pastry cookie candy chocolate",
-        "",
-        "甜食 甜点 甜品 点心 蛋糕 糕 饼干 曲奇 糖 巧克力",
-    ),
+    ("seafood", "seafood", "", "海鲜"),
+    ("sweets", "dessert sweet", "", "甜食 甜点 甜品 点心"),
     ("allergy", "allergy allergic intolerant", "", "过敏 忌口 不能吃"),
-    ("alcohol", "alcohol drink beer wine liquor drunk", "", "酒 喝酒 啤酒 红酒 白酒 喝醉"),
+    ("alcohol", "alcohol drink liquor drunk", "", "酒 喝酒 喝醉"),
     ("smoking", "smoke smoking cigarette vape", "", "烟 抽烟 吸烟 戒烟"),
     ("habit", "habit vice addiction", "", "习惯 嗜好 毛病 癖好 瘾"),
     ("cooking", "cook bake baking kitchen recipe", "", "做饭 烘焙 下厨 厨艺 烤 做菜"),
-    ("drinks", "coffee tea cafe", "milk tea", "咖啡 茶 奶茶"),
-    (
-        "hobby",
-        "hobby pastime leisure activity sport exercise hike camp swim yoga dance paint draw pottery photography music sing guitar piano read write cook bake game garden gardening fishing knit",
-        "free time; for fun",
-        "爱好 兴趣 业余 消遣 运动 健身 爬山 徒步 露营 游泳 跑步 瑜伽 跳舞 画画 摄影 音乐 唱歌 吉他 钢琴 看书 阅读 写作 做饭 烘焙 游戏 园艺 钓鱼 攀岩 书法 织毛衣",
-    ),
-    (
-        "sport",
-        "sport exercise gym fitness workout climb climbing bouldering swim yoga cycling dance marathon",
-        "",
-        "运动 健身 攀岩 跑步 游泳 瑜伽 球 骑行 锻炼 跳舞 马拉松",
-    ),
-    (
-        "music",
-        "music song sing concert band guitar piano violin drum album vinyl",
-        "",
-        "音乐 歌 唱 演唱会 乐队 吉他 钢琴 小提琴 鼓 唱片 民谣 摇滚",
-    ),
-    (
-        "art",
-        "art paint painting draw drawing museum exhibition gallery photography calligraphy pottery ceramic sculpture craft mural",
-        "",
-        "画 艺术 博物馆 美术 摄影 书法 展览 画展 陶艺 手工 雕塑",
-    ),
-    ("reading", "book read novel library", "", "看书 阅读 小说 图书馆 书店"),
-    (
-        "shows",
-        "movie film cinema theater theatre drama opera",
-        "",
-        "电影 话剧 剧 演出 看剧 影院 京剧",
-    ),
-    ("nightlife", "bar pub club nightclub karaoke ktv", "", "酒吧 夜店 蹦迪 唱k"),
-    (
-        "game",
-        "game gaming gamer console rpg",
-        "video game; board game",
-        "游戏 打游戏 桌游 电竞 手游",
-    ),
+    ("drinks", "", "", ""),
+    ("hobby", "hobby pastime leisure activity", "free time; for fun", "爱好 兴趣 业余 消遣"),
+    ("sport", "sport exercise gym fitness workout", "", "运动 健身 锻炼"),
+    ("music", "music", "", "音乐"),
+    ("art", "art", "", "艺术 美术"),
+    ("reading", "book read", "", "看书 阅读"),
+    ("shows", "", "", "演出"),
+    ("nightlife", "nightlife", "", ""),
+    ("game", "game gaming gamer", "video game", "游戏 打游戏"),
     (
         "competition",
         "tournament tourney competition contest championship champion compete race",
         "",
         "比赛 锦标赛 冠军 竞赛 参赛",
     ),
-    (
-        "outdoors",
-        "outdoor outdoors nature camp camping hike hiking trail mountain mountaineering beach lake park picnic fishing kayak",
-        "",
-        "户外 大自然 露营 徒步 爬山 登山 野餐 海边 公园 钓鱼 湖",
-    ),
-    (
-        "writing",
-        "write writing writer author story poem poetry screenplay script blog journal diary",
-        "",
-        "写作 作家 剧本 诗 日记 博客 小说 写小说",
-    ),
+    ("outdoors", "outdoor outdoors nature", "", "户外 大自然"),
+    ("writing", "write writing writer author", "", "写作 作家"),
     (
         "volunteering",
         "volunteer charity donate donation fundraiser fundraising nonprofit shelter",
@@ -371,10 +303,95 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("preference", "prefer preference favorite favourite", "", "偏好 喜好 最爱 最喜欢"),
     ("dislike", "dislike hate", "", "讨厌 不喜欢 受不了 反感"),
-    (
-        "emotion",
-        "sad happy cry hurt lonely stress",
-        "",
-        "难过 伤心 开心 哭 委屈 孤独 压力 情绪",
-    ),
+    ("emotion", "", "", "情绪"),
 )
+
+# Group name -> its member clusters: (English, Chinese), each side the clusters in one
+# order, separated by "; ", the terms of one cluster by spaces ("-": none on this
+# side). English phrases have "_" between their words (``milk_tea``).
+MEMBERS: dict[str, tuple[str, str]] = {
+    "professions": (
+        "teacher; doctor; nurse; engineer; lawyer; accountant; designer; programmer developer; student; manager; -; -",
+        "老师 教师; 医生; 护士; 工程师; 律师; 会计; 设计师; 程序员; 学生; 经理; 公务员; 销售",
+    ),
+    "mbti": (
+        "intj; intp; entj; entp; infj; infp; enfj; enfp; istj; isfj; estj; esfj; istp; isfp; estp; esfp",
+        "-; -; -; -; -; -; -; -; -; -; -; -; -; -; -; -",
+    ),
+    "pet": (
+        "cat kitten; dog puppy pup; turtle; bird; parrot; rabbit bunny; hamster",
+        "猫 猫咪; 狗 狗狗; 乌龟; 鸟; 鹦鹉; 兔子; 仓鼠",
+    ),
+    "holiday": (
+        "christmas; valentine; thanksgiving; new_year; spring_festival chinese_new_year; -; -; -; -; -; -; -; -; -",
+        "圣诞; 情人节 七夕; -; 新年 元旦; 春节 过年 除夕; 国庆; 中秋; 端午; 清明; 教师节; 母亲节; 父亲节; 寒假; 暑假",
+    ),
+    "flower": (
+        "rose; sunflower; tulip; lily",
+        "玫瑰; 向日葵; 郁金香; 百合",
+    ),
+    "food": (
+        "spicy; -; -; -; -; -",
+        "辣; 川菜; 湘菜; 粤菜; 点心; 零食",
+    ),
+    "seafood": (
+        "shrimp prawn; crab; lobster; fish; oyster; sushi; sashimi; -",
+        "虾; 蟹; -; 鱼; 生蚝; 寿司; 刺身; 日料",
+    ),
+    "sweets": (
+        "cake; pastry; cookie; candy; chocolate",
+        "蛋糕 糕; -; 饼干 曲奇; 糖; 巧克力",
+    ),
+    "alcohol": (
+        "beer; wine; -",
+        "啤酒; 红酒; 白酒",
+    ),
+    "drinks": (
+        "coffee cafe; tea; milk_tea",
+        "咖啡; 茶; 奶茶",
+    ),
+    "hobby": (
+        "sport exercise; hike; camp; swim; -; yoga; dance; paint draw; pottery; photography; music; sing; guitar; piano; read; write; cook; bake; game; garden gardening; fishing; -; -; knit",
+        "运动 健身; 爬山 徒步; 露营; 游泳; 跑步; 瑜伽; 跳舞; 画画; -; 摄影; 音乐; 唱歌; 吉他; 钢琴; 看书 阅读; 写作; 做饭; 烘焙; 游戏; 园艺; 钓鱼; 攀岩; 书法; 织毛衣",
+    ),
+    "sport": (
+        "climb climbing bouldering; swim; -; yoga; cycling; dance; marathon; -",
+        "攀岩; 游泳; 跑步; 瑜伽; 骑行; 跳舞; 马拉松; 球",
+    ),
+    "music": (
+        "song sing; concert; band; guitar; piano; violin; drum; album vinyl; -; -",
+        "歌 唱; 演唱会; 乐队; 吉他; 钢琴; 小提琴; 鼓; 唱片; 民谣; 摇滚",
+    ),
+    "art": (
+        "paint painting draw drawing; museum; exhibition gallery; photography; calligraphy; pottery ceramic; sculpture; craft; mural",
+        "画; 博物馆; 展览 画展; 摄影; 书法; 陶艺; 雕塑; 手工; -",
+    ),
+    "reading": (
+        "novel; library; -",
+        "小说; 图书馆; 书店",
+    ),
+    "shows": (
+        "movie film cinema; theater theatre drama; opera",
+        "电影 影院; 话剧 剧 看剧; 京剧",
+    ),
+    "nightlife": (
+        "bar pub; club nightclub; karaoke ktv",
+        "酒吧; 夜店 蹦迪; -",
+    ),
+    "game": (
+        "board_game; console; rpg; -; -",
+        "桌游; -; -; 电竞; 手游",
+    ),
+    "outdoors": (
+        "camp camping; hike hiking trail mountain mountaineering; beach; lake; park; picnic; fishing; kayak",
+        "露营; 徒步 爬山 登山; 海边; 湖; 公园; 野餐; 钓鱼; -",
+    ),
+    "writing": (
+        "story; poem poetry; screenplay script; blog; journal diary; -",
+        "-; 诗; 剧本; 博客; 日记; 小说 写小说",
+    ),
+    "emotion": (
+        "sad; happy; cry; hurt; lonely; stress",
+        "难过 伤心; 开心; 哭; 委屈; 孤独; 压力",
+    ),
+}

@@ -16,11 +16,15 @@ has a short stop list. A row's text is its value, the parts of its field name
 (``source_ref``), which ``context`` shows with it. Two more kinds of term:
 
 - an alias group (``aliases.py``) that both the question and the row name, in
-  either language: 过敏 and "allergic" name the same group;
+  either language: 过敏 and "allergic" name the same group. The table widens
+  the question's words, not a field's reach (§21): a field name counts only
+  when the question asks about its concept (``terms.group_at``);
 - a year or month that the question names and the row's ``occurred_at`` holds.
 
 Each term weighs its IDF over the rows (alias groups as much as a word, dates
-half as much); BM25's usual k1 = 1.2 and b = 0.75.
+half as much); BM25's usual k1 = 1.2 and b = 0.75. Words of liking (like,
+喜欢) and, in ``search``, the words of a row's subject's label count only in a
+row that shares another term with the question.
 
 Cost. ``context`` runs on every turn of a conversation, mostly as a fresh
 process, so this module is built to start fast and to touch little:
@@ -108,20 +112,22 @@ def _invalid(rule: str, **details: Any) -> ArgumentRuleError:
 class _Rows:
     """The rows' folded texts, joined into one text that terms are found in."""
 
-    def __init__(self, whole: str):
+    def __init__(self, whole: str, n: int):
         self.whole = whole
         self.texts = texts = whole.split(terms.SEP)
+        # n rows' values, then their n field names, then (search) their n subjects' labels
+        self.n = n
         self.starts = list(accumulate(map((1).__add__, map(len, texts[:-1])), initial=0))
         self._words: list[str] | None = None
         self._without_le: _Rows | None = None
         # What was found, kept while the rows stay the same (see _LAST).
         self.stems: dict[str, dict[int, int]] = {}
         self.terms: dict[str, dict[int, int]] = {}
-        self.groups: dict[int, dict[int, int]] = {}
+        self.groups: dict[tuple[int, int, bool], dict[int, int]] = {}
         self._lengths: list[int] | None = None
 
     @classmethod
-    def fold(cls, whole: str) -> _Rows:
+    def fold(cls, whole: str, n: int) -> _Rows:
         """Rows joined by terms.SEP -> folded: field names' parts apart (fact_job:
         fact job), full-width forms as ASCII (NFKC), lowercase."""
         whole = whole.replace("_", " ")
@@ -130,7 +136,7 @@ class _Rows:
                 if mark in whole:
                     whole = whole.replace(mark, " ")
             whole = terms.nfkc(whole)  # before lowercasing: full-width letters
-        return cls(whole.lower())
+        return cls(whole.lower(), n)
 
     def row_at(self, at: int) -> int:
         """The row holding position ``at`` of the joined text."""
@@ -146,18 +152,36 @@ class _Rows:
     def without_le(self) -> _Rows:
         if self._without_le is None:
             whole = terms.without_le(self.whole)
-            self._without_le = self if whole is self.whole else _Rows(whole)
+            self._without_le = self if whole is self.whole else _Rows(whole, self.n)
         return self._without_le
 
     def lengths(self) -> list[int]:
         """Each row's length in terms: its words, and two (a character and a
-        bigram) per CJK character, counted as the extra bytes of its UTF-8 form."""
+        bigram) per CJK character, counted as the extra bytes of its UTF-8 form;
+        its value and its field name together."""
         if self._lengths is None:
-            texts = self.texts
+            n = self.n
+            texts = self.texts[: 2 * n]  # a label adds no length
             spaces = map(str.count, texts, repeat(" "))
             extra = map(int.__sub__, map(len, map(str.encode, texts)), map(len, texts))
-            self._lengths = list(map(sum, zip(spaces, extra, repeat(1))))
+            each = list(map(sum, zip(spaces, extra, repeat(1))))
+            self._lengths = list(map(int.__add__, each[:n], each[n : 2 * n]))
         return self._lengths
+
+    def per_row(self, counts: dict[int, int]) -> tuple[dict[int, int], dict[int, int]]:
+        """Counts over the texts -> counts per row in its value and field name, and
+        counts per row in its subject's label."""
+        n = self.n
+        if not counts or max(counts) < n:  # the usual case: values only
+            return counts, {}
+        rows: dict[int, int] = {}
+        labels: dict[int, int] = {}
+        for i, c in counts.items():
+            if i < 2 * n:
+                rows[i % n] = rows.get(i % n, 0) + c
+            else:
+                labels[i - 2 * n] = c
+        return rows, labels
 
     def count_word(self, stem: str) -> dict[int, int]:
         """Row -> how many of its words fold to ``stem``."""
@@ -202,11 +226,19 @@ class _Rows:
         self.terms[term] = counts
         return counts
 
-    def rows_naming(self, gid: int) -> dict[int, int]:
-        """Row -> 1 for the rows that name an alias group."""
-        named = self.groups.get(gid)
+    def rows_naming(self, concept: tuple[int, int], siblings: bool) -> dict[int, int]:
+        """Row -> 1 for the rows that name a concept of the question: in their
+        value, or in their field name as ``terms.group_at`` allows."""
+        named = self.groups.get((*concept, siblings))
         if named is None:
-            named = self.groups[gid] = dict.fromkeys(self._rows_naming(terms.group_at(gid)), 1)
+            n = self.n
+            in_value, in_field = terms.group_at(*concept, siblings)
+            found = self._rows_naming(in_value)
+            rows = {i for i in found if i < n}
+            if in_field is not in_value:  # field names are ASCII: English terms only
+                found = self._rows_naming(in_field) if in_field.keys or in_field.phrases else set()
+            rows.update(i - n for i in found if n <= i < 2 * n)
+            named = self.groups[(*concept, siblings)] = dict.fromkeys(sorted(rows), 1)
         return named
 
     def _rows_naming(self, group: terms.Group) -> set[int]:
@@ -236,15 +268,23 @@ class _Rows:
 _LAST: list[Any] = []
 
 
-def score_rows(query: str, rows: list[dict[str, Any]], drop_common: bool = True) -> list[float]:
+def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True) -> list[float]:
     """One Okapi BM25 score per row for ``query``; 0.0 means nothing in common.
 
     Rows are dicts with at least ``scope``, ``field`` and ``value``; a
     hypothesis's ``source_ref`` and any row's ``occurred_at`` are used when
     present. Term weights (IDF) are computed over ``rows``: a word that most
-    rows share counts for little, and with ``drop_common`` (``context``) a
-    word more than ``COMMON_SHARE`` of many rows hold counts not at all.
-    ``search`` keeps it: there the user asked for exactly that word.
+    rows share counts for little.
+
+    ``for_context`` (``context``: one person's rows, cut to a budget for the
+    assistant to read) and not (``search``: which rows, of whom, answer this)
+    differ in two ways. In ``context`` a word more than ``COMMON_SHARE`` of many
+    rows hold counts not at all; ``search`` keeps it: there the user asked for
+    exactly that word. And in ``context`` a member of an alias group named by
+    the question also reaches its group's other members in values ("hikes" finds
+    a camping trip), which a question about one person's activities often needs;
+    ``search`` is precise (contract §21): "hiking" does not find who plays the
+    piano. Field names are reached the same way in both (``terms.group_at``).
     """
     n = len(rows)
     text, words, runs = terms.fold_text(query)
@@ -255,44 +295,76 @@ def score_rows(query: str, rows: list[dict[str, Any]], drop_common: bool = True)
     if not n or not (stems or cjk or groups or dates):
         return [0.0] * n
 
-    # A row's text: its value, its field name, and a hypothesis's evidence.
+    # A row's text: its value (with a hypothesis's evidence), then apart its field
+    # name, which only the question's own words and the concepts it asks about reach.
     texts = [
-        f"{r['value']} {r['field']} {r['source_ref']}"
+        f"{r['value']} {r['source_ref']}"
         if r["scope"] == "hypothesis" and r.get("source_ref")
-        else f"{r['value']} {r['field']}"
+        else r["value"]
         for r in rows
     ]
+    texts += [r["field"] for r in rows]
+    if not for_context:  # search: a row speaks of its subject too ("小林的爱好")
+        texts += _labels(rows)
     raw = terms.SEP.join(texts)
-    if _LAST and _LAST[0] == raw:
+    if _LAST and _LAST[0] == raw and _LAST[1].n == n:
         found = _LAST[1]
     else:
-        found = _Rows.fold(raw)
+        found = _Rows.fold(raw, n)
         _LAST[:] = [raw, found]
-    # One column per term of the question: row -> how often the row holds it.
-    columns: list[tuple[float, dict[int, int]]] = []
-    columns += [(1.0, found.count_word(stem)) for stem in stems]
-    columns += [(1.0, found.count_text(term)) for term in cjk]
-    columns += [(ALIAS_WEIGHT, found.rows_naming(gid)) for gid in groups]
+    # One column per term of the question: row -> how often the row holds it. Weak
+    # terms (like, 喜欢), and the words of a row's subject's label, count only in a
+    # row that shares another term with the question.
+    columns: list[tuple[float, dict[int, int], bool]] = []
+    for counts, weak in [
+        *((found.count_word(s), s in terms.WEAK_STEMS) for s in stems),
+        *((found.count_text(t), t in terms.WEAK_CJK) for t in cjk),
+    ]:
+        held, labels = found.per_row(counts)
+        columns.append((1.0, held, weak))
+        if labels:
+            columns.append((1.0, labels, True))
+    columns += [(ALIAS_WEIGHT, found.rows_naming(c, for_context), False) for c in groups]
     if dates:
         held = []
         for row in rows:
             at = row.get("occurred_at") or ""
             held.append((f"y{at[:4]}", f"m{at[5:7]}") if at else ())
         for date in dates:
-            columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}))
+            columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}, False))
+    return _bm25(columns, found.lengths(), for_context)
 
-    lengths = found.lengths()
+
+def _labels(rows: list[dict[str, Any]]) -> list[str]:
+    """Each row's subject's display label, where the rows hold it ("" for the label
+    row itself, which matches through its value)."""
+    labels = {
+        r["subject_id"]: r["value"]
+        for r in rows
+        if r["field"] == "display_label" and r["scope"] == "object"
+    }
+    return ["" if r["field"] == "display_label" else labels.get(r["subject_id"], "") for r in rows]
+
+
+def _bm25(
+    columns: list[tuple[float, dict[int, int], bool]], lengths: list[int], drop_common: bool
+) -> list[float]:
+    n = len(lengths)
     average = sum(lengths) / n
     norms = [K1 * (1.0 - B + B * length / average) for length in lengths]
     scores = [0.0] * n
+    weak_scores = [0.0] * n
     common = COMMON_SHARE * n if drop_common and n >= COMMON_MIN_ROWS else n
-    for weight, column in columns:
+    for weight, column, weak in columns:
         df = len(column)
         if df and df <= common:
             idf = weight * math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1.0)
+            into = weak_scores if weak else scores
             for i, f in column.items():
-                scores[i] += idf * f / (f + norms[i])
-    return scores
+                into[i] += idf * f / (f + norms[i])
+    if any(scores):  # a weak term adds to a row that matches otherwise
+        return [s + w if s else 0.0 for s, w in zip(scores, weak_scores, strict=True)]
+    return weak_scores  # or, when nothing else matches, it is all there is
 
 
 def forget() -> None:

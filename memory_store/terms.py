@@ -11,7 +11,7 @@ term. No regular expression is compiled here (see ``relevance.py``: cost).
 
 from __future__ import annotations
 
-from .aliases import GROUPS
+from .aliases import GROUPS, MEMBERS
 
 PREFIX = 5  # folded English words keep at most this many letters
 
@@ -52,6 +52,11 @@ _ZH_STOP_BIGRAMS = frozenset(
     咱们 这个 那个 这次 那次 这样 那样 一下 一个 是否 还是 就是 已经 可以 可能 如果 因为
     所以 但是 然后 觉得 知道 应该 现在""".split()  # noqa: SIM905
 )
+# Words that say the question is about a liking, not what it is about: a row that
+# shares only these with a question holding other words does not match it ("谁喜欢
+# 爬山" is not answered by "喜欢吃火锅"). Stems (see stem_of) and CJK terms.
+WEAK_STEMS = frozenset(("lik", "lov", "enjoy", "play"))  # like, love, enjoy, play
+WEAK_CJK = frozenset(("喜欢", "喜", "欢", "爱", "玩"))
 # English words that no suffix rule folds to their base form.
 _IRREGULAR = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take",
@@ -201,37 +206,92 @@ def date_terms(text: str, words: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------- the alias table
 
+# The naming units of the alias table: every group's heads (unit = the group's index),
+# then every member cluster, in the order of MEMBERS. The table is searched as two
+# texts, its English words and its Chinese terms: each unit between spaces, so that
+# units meet at a double space and the unit at a position is a count of them. Built
+# with a few joins, never term by term: every process asking a question pays it.
+_JOINED: dict[int, str] = {}
+_CLUSTERS: list[tuple[int, int]] = []  # per MEMBERS entry: its first unit, its group
 
-def groups_of(stems: list[str], spaced: str, text: str) -> list[int]:
-    """The alias groups the question names. ``spaced``: its words between spaces;
-    ``text``: the folded question."""
+
+def _joined(column: int) -> str:
+    """The table's English words (column 1) or Chinese terms (column 3), unit by unit."""
+    found = _JOINED.get(column)
+    if found is None:
+        side = 0 if column == 1 else 1
+        heads = "".join([f" {group[column]} " for group in GROUPS])
+        members = "".join([f" {m[side].replace('; ', '  ')} " for m in MEMBERS.values()])
+        found = _JOINED[column] = heads + members
+    return found
+
+
+def _unit_at(joined: str, at: int) -> int:
+    """The unit holding the term that starts after position ``at`` of a joined text."""
+    return joined.count("  ", 0, at + 1)
+
+
+def unit_of(unit: int) -> tuple[int, int]:
+    """A unit -> (its group, its cluster; -1 for the group's heads)."""
+    if unit < len(GROUPS):
+        return unit, -1
+    if not _CLUSTERS:
+        gids = {group[0]: gid for gid, group in enumerate(GROUPS)}
+        first = len(GROUPS)
+        for name, (english, _) in MEMBERS.items():
+            _CLUSTERS.append((first, gids[name]))
+            first += english.count("; ") + 1
+    for first, gid in reversed(_CLUSTERS):
+        if first <= unit:
+            return gid, unit - first
+    raise AssertionError(unit)  # pragma: no cover - a unit is past the heads
+
+
+def groups_of(stems: list[str], spaced: str, text: str) -> list[tuple[int, int]]:
+    """The concepts the question names, as (group, k): k = -1 when it names the group
+    by one of its heads (it asks about the group: hobby, 爱好), else the member cluster
+    it names (hiking, 爬山), for each group it does not name by a head.
+    ``spaced``: the question's words between spaces; ``text``: the folded question."""
+    found = units_named(stems, spaced, text)
+    heads = [u for u in found if u < len(GROUPS)]
+    named = [(u, -1) for u in heads]
+    for u in found[len(heads) :]:
+        gid, k = unit_of(u)
+        if gid not in heads:
+            named.append((gid, k))
+    return named
+
+
+def units_named(stems: list[str], spaced: str, text: str) -> list[int]:
+    """The naming units (see ``_joined``) that the question's words, phrases or
+    Chinese text hold, in order."""
     found: dict[int, None] = {}
     if stems:
-        words, starts = _joined(_ENGLISH)
-        for stem in stems:
+        joined = _joined(1)
+        for stem in stems:  # English: words that fold to the stem
             key = " " + _key(stem)
-            at = words.find(key)
+            at = joined.find(key)
             while at != -1:
-                end = words.find(" ", at + 1)
-                if stem_of(words[at + 1 : end]) == stem:
-                    found[position_in(starts, at)] = None
-                at = words.find(key, end)
+                end = joined.find(" ", at + 1)
+                if stem_of(joined[at + 1 : end]) == stem:
+                    found[_unit_at(joined, at)] = None
+                at = joined.find(key, end)
     if spaced:
-        for phrase, gid in _phrases():
+        for phrase, unit in _phrases():
             if phrase in spaced:
-                found[gid] = None
-    if not text.isascii():
+                found[unit] = None
+    if not text.isascii():  # Chinese: the terms each character begins, held by the text
         text = without_le(text)
-        joined, starts = _joined(_CHINESE)
-        for char in dict.fromkeys(text.replace(" ", "")):  # the terms it begins
+        joined = _joined(3)
+        for char in dict.fromkeys(text.replace(" ", "")):
             key = " " + char
             at = joined.find(key)
             while at != -1:
                 end = joined.find(" ", at + 1)
                 if joined[at + 1 : end] in text:
-                    found[position_in(starts, at)] = None
+                    found[_unit_at(joined, at)] = None
                 at = joined.find(key, end)
-    return list(found)
+    return sorted(found)
 
 
 def without_le(text: str) -> str:
@@ -240,31 +300,22 @@ def without_le(text: str) -> str:
     return text.replace("了", "") if "了" in text else text
 
 
-_ENGLISH, _CHINESE = 1, 3  # the columns of aliases.GROUPS searched by groups_of
-_JOINED: dict[int, tuple[str, list[int]]] = {}
-
-
-def _joined(column: int) -> tuple[str, list[int]]:
-    """One column of every group (its English words, or its Chinese terms) in one
-    text, each word between spaces, and where each group starts; built once."""
-    found = _JOINED.get(column)
-    if found is None:
-        parts = [f" {group[column]} " for group in GROUPS]
-        starts = [0]
-        for part in parts[:-1]:
-            starts.append(starts[-1] + len(part))
-        found = _JOINED[column] = ("".join(parts), starts)
-    return found
-
-
 _PHRASES: list[tuple[str, int]] = []
 
 
 def _phrases() -> list[tuple[str, int]]:
+    """Each English phrase of the table, between spaces, with its unit."""
     if not _PHRASES:
         for gid, group in enumerate(GROUPS):
             if group[2]:
                 _PHRASES.extend((f" {p} ", gid) for p in group[2].split("; "))
+        unit = len(GROUPS)
+        for english, _ in MEMBERS.values():
+            for cluster in english.split("; "):
+                if "_" in cluster:
+                    words = cluster.split()
+                    _PHRASES.extend((f" {w.replace('_', ' ')} ", unit) for w in words if "_" in w)
+                unit += 1
     return _PHRASES
 
 
@@ -281,23 +332,94 @@ def position_in(starts: list[int], at: int) -> int:
 
 
 class Group:
-    """An alias group as rows are searched for it."""
+    """Alias terms -- of a group's heads and some of its clusters -- as rows are
+    searched for them."""
 
-    def __init__(self, words: str, phrases: str, chinese: str):
-        stems = dict.fromkeys(stem_of(w) for w in words.split())
+    def __init__(self, gid: int, clusters: list[int], heads: bool, chinese: bool = True):
+        group = GROUPS[gid]
+        english = [group[1]] if heads else []
+        zh = [group[3]] if heads else []
+        if clusters:
+            member_english, member_chinese = MEMBERS[group[0]]
+            english += [member_english.split("; ")[k] for k in clusters]
+            zh += [member_chinese.split("; ")[k] for k in clusters]
+        words = [w for text in english for w in text.split() if w != "-"]
+        stems = dict.fromkeys(stem_of(w) for w in words if "_" not in w)
         self.keys = [(f" {key}", stem) for stem in stems for key in search_keys(stem)]
-        self.phrases = phrases.split("; ") if phrases else []
-        self.chinese = chinese.split()
+        self.phrases = [w.replace("_", " ") for w in words if "_" in w]
+        if heads and group[2]:
+            self.phrases += group[2].split("; ")
+        # Field names are ASCII: a Group searched in them needs no Chinese.
+        self.chinese = [t for text in zh for t in text.split() if t != "-"] if chinese else []
 
 
-_GROUPS: dict[int, Group] = {}
+_GROUPS: dict[tuple[int, int, bool], tuple[Group, Group]] = {}
 
 
-def group_at(gid: int) -> Group:
-    group = _GROUPS.get(gid)
-    if group is None:
-        group = _GROUPS[gid] = Group(*GROUPS[gid][1:])
-    return group
+def group_at(gid: int, k: int, siblings: bool = False) -> tuple[Group, Group]:
+    """What a concept the question names (``groups_of``) is found by: in a row's
+    value, and in its field name.
+
+    Named by a head (k = -1, "hobbies?"), the group reaches its heads and every
+    member, in values and field names alike: a row in ``hobby`` or one that says
+    "plays the piano" answers it. Named by a member only ("hiking"), the question
+    is widened to that member's synonyms and translations (爬山, 徒步) and to its
+    group's heads ("outdoor activities"), in values; a field name counts only
+    when it names the member itself. So "hiking" finds neither every row in
+    ``hobby`` nor a sibling member ("plays the piano", 游戏公司).
+
+    With ``siblings`` (``context``, which fills a budget for one person), a member
+    reaches its group's other members too, in values only.
+    """
+    found = _GROUPS.get((gid, k, siblings))
+    if found is None:
+        if k < 0:
+            members = MEMBERS.get(GROUPS[gid][0])
+            every = list(range(members[0].count("; ") + 1)) if members else []
+            whole = Group(gid, every, heads=True)
+            found = (whole, whole)
+        else:
+            field = Group(gid, [k], heads=False, chinese=False)
+            value = group_at(gid, -1)[0] if siblings else Group(gid, [k], heads=True)
+            found = (value, field)
+        _GROUPS[gid, k, siblings] = found
+    return found
+
+
+def concept_of(field: str) -> str | None:
+    """The alias group a field name names, by the group's name: ``fact_job``,
+    ``job``, ``occupation``, ``work`` -> "job"; ``city``, ``location``,
+    ``lives_in`` -> "city"; None when it names none (``display_label``).
+
+    The field's ending that is a group's name first (``fact_job``, ``meet_parents``),
+    then a phrase of its parts (``lives_in``), then its parts from the last, a
+    group's heads before its members (``agreement_cat`` -> "pet").
+    """
+    if not _NAMES:
+        _NAMES.update(group[0] for group in GROUPS)
+    parts = field.lower().split("_")
+    for i in range(len(parts)):
+        ending = "_".join(parts[i:])
+        if ending in _NAMES:
+            return ending
+    found = units_named([], f" {' '.join(parts)} ", "") if len(parts) > 1 else []
+    for part in reversed(parts):
+        if not found and part:
+            found = units_named([stem_of(part)], "", "")
+    if not found:
+        return None
+    return GROUPS[unit_of(min(found))[0]][0]  # heads come first: a head before a member
+
+
+def same_concept(field_a: str, field_b: str) -> bool:
+    """Whether two field names mean the same thing (one alias group, ``concept_of``)."""
+    if field_a == field_b:
+        return True
+    concept = concept_of(field_a)
+    return concept is not None and concept == concept_of(field_b)
+
+
+_NAMES: set[str] = set()
 
 
 def search_keys(stem: str) -> list[str]:

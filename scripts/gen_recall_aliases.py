@@ -23,10 +23,24 @@ question asked in other words — "你男朋友是干什么的？" shares no wor
 in the field `fact_job` that says "在医院当护士", and "Is she allergic to
 anything?" none with "对花粉过敏". This table closes part of that gap: each
 row is one everyday concept of the domain, with the words that name it in
-English and in Chinese. When the question and a memory both name a group —
-in either language, in the memory's value, its field name or (for a
-hypothesis) its evidence — they share one more term, weighted like a word by
-how rare it is among the rows.
+English and in Chinese.
+
+The table widens the words of the question, not the reach of a field (contract
+§21, "search is precise"). A group's **heads** name the concept itself (job,
+工作; hobby, 爱好); its **members**, in clusters of synonyms and translations,
+are its kinds or instances (hike, 爬山, 徒步; piano, 钢琴):
+
+- a question holding a head asks about the concept: it shares one more term
+  with every memory whose value — or, for a hypothesis, evidence — holds any
+  term of the group, heads or members, and with every memory whose field
+  name does ("她做什么工作？" finds `fact_job`; "what are her hobbies?" finds
+  "plays the piano");
+- a question holding only a member is widened to that member's cluster and to
+  the group's heads, in values ("can he eat sashimi?" finds "对海鲜过敏"); a
+  field name counts only when it names the cluster. "Who likes hiking?" does
+  not find every memory in `hobby`, nor "plays the piano".
+
+The shared term is weighted like a word, by how rare it is among the rows.
 
 How terms match:
 
@@ -55,21 +69,34 @@ too narrow, one that lowers a figure too broad.
 """
 
 
+def members_text(english: str, chinese: str) -> str:
+    """("cat kitten; milk_tea", "猫; 奶茶") -> "cat, kitten, 猫 · milk tea, 奶茶"."""
+    if not english:
+        return ""
+    clusters = zip(english.split("; "), chinese.split("; "), strict=True)
+    return " · ".join(
+        ", ".join(t.replace("_", " ") for t in f"{en} {zh}".split() if t != "-")
+        for en, zh in clusters
+    )
+
+
 def render() -> str:
     sys.path.insert(0, str(ROOT))
-    from memory_store.aliases import GROUPS
+    from memory_store.aliases import GROUPS, MEMBERS
 
     lines = [
         HEAD.rstrip("\n"),
         "",
         f"{len(GROUPS)} groups.",
         "",
-        "| group | English | Chinese |",
+        "| group | heads | members |",
         "|---|---|---|",
     ]
     for name, words, phrases, chinese in GROUPS:
-        english = words.split() + [p for p in phrases.split("; ") if p]
-        lines.append(f"| `{name}` | {', '.join(english)} | {' '.join(chinese.split())} |")
+        heads = words.split() + [p for p in phrases.split("; ") if p] + chinese.split()
+        lines.append(
+            f"| `{name}` | {', '.join(heads)} | {members_text(*MEMBERS.get(name, ('', '')))} |"
+        )
     return "\n".join(lines) + "\n"
 
 

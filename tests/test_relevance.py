@@ -14,7 +14,7 @@ import pytest
 from conftest import apply, delta, fails, ok
 
 from memory_store import terms
-from memory_store.aliases import GROUPS
+from memory_store.aliases import GROUPS, MEMBERS
 from memory_store.errors import EXIT_STATUS, MemoryStoreError
 from memory_store.relevance import QUERY_CHARS_MAX, check_query, score_rows
 from memory_store.terms import stem_of as _stem
@@ -84,15 +84,21 @@ def test_the_words_table_keeps_ascii_letters_digits_and_the_separator() -> None:
 
 
 def test_chinese_alias_lookup_equals_a_scan_of_every_term() -> None:
-    every = [term for group in GROUPS for term in group[3].split()]
+    # The units, read from the table here: every group's heads, then every cluster.
+    units = [group[3].split() for group in GROUPS]
+    units += [c.split() if c != "-" else [] for _, zh in MEMBERS.values() for c in zh.split("; ")]
+    every = [term for unit in units for term in unit]
     pieces = [*every, *"的了吗我你他 ", *(a + b for a, b in zip(every, every[7:], strict=False))]
     for i, text in enumerate(pieces):
         text = "问" + text + pieces[(i * 31) % len(pieces)]
         plain = terms.without_le(text)
-        expected = [
-            g for g, group in enumerate(GROUPS) if any(t in plain for t in group[3].split())
-        ]
-        assert sorted(terms.groups_of([], "", text)) == expected, text
+        expected = [u for u, unit in enumerate(units) if any(t in plain for t in unit)]
+        assert terms.units_named([], "", text) == expected, text
+        # A group named by a head is named once, whatever members it names too.
+        heads = {terms.unit_of(u)[0] for u in expected if terms.unit_of(u)[1] < 0}
+        concepts = terms.groups_of([], "", text)
+        assert [g for g, k in concepts if k < 0] == sorted(heads), text
+        assert all(g not in heads for g, k in concepts if k >= 0), text
 
 
 def test_chinese_matches_by_characters_and_bigrams() -> None:
@@ -124,7 +130,12 @@ def test_stop_words_alone_match_nothing() -> None:
 
 def test_unrelated_text_scores_zero() -> None:
     assert scores("跑步", "家乡在青岛") == [0.0]
-    assert scores("跑步", "喜欢看书")[0] > 0  # both hobbies: an alias group
+    # Two members of one group are not synonyms (contract §21): for search, running is
+    # no reading; the group's own name is what reaches every hobby. context, filling one
+    # person's budget, lets a member reach its siblings.
+    assert score_rows("跑步", [row("喜欢看书")], False) == [0.0]
+    assert score_rows("她有什么爱好", [row("喜欢看书")], False)[0] > 0
+    assert scores("跑步", "喜欢看书")[0] > 0
     assert scores("violin lessons", "she adopted a cat") == [0.0]
     assert score_rows("anything", []) == []
 
@@ -201,6 +212,30 @@ def test_an_alias_named_by_a_field_counts() -> None:
     assert got[0] > 0 and got[1] == 0
 
 
+def test_a_field_counts_only_when_the_question_asks_about_it() -> None:
+    # Contract §21: a member word (hiking, 钢琴) reaches its synonyms, not every row in
+    # hobby; a head (hobbies, 爱好) does. The same in context and search.
+    piano = row("plays the piano", field="hobby")
+    succulents = row("在阳台养了一排多肉", field="hobby")
+    for for_context in (True, False):
+        assert score_rows("hiking", [succulents, row("x")], for_context) == [0.0, 0.0]
+        assert score_rows("爱好", [succulents, row("x")], for_context)[0] > 0
+        assert score_rows("her hobbies?", [succulents, row("x")], for_context)[0] > 0
+        assert score_rows("钢琴", [piano, row("x")], for_context)[0] > 0
+    # A field that names the member itself counts.
+    assert score_rows("爬山", [row("每周六", field="hiking"), row("x")], False)[0] > 0
+
+
+def test_words_of_liking_count_only_beside_another_term() -> None:
+    rows = [row("周末常去徒步", field="hobby"), row("喜欢吃火锅", field="preference_food")]
+    assert score_rows("谁喜欢爬山", rows, False) == [
+        pytest.approx(score_rows("爬山", rows, False)[0]),
+        0.0,
+    ]
+    assert score_rows("她喜欢什么", rows, False)[1] > 0  # nothing else to go by
+    assert score_rows("who likes hiking?", [row("likes spicy food"), row("hiking")], False)[0] == 0
+
+
 def test_idf_a_rare_term_counts_more_than_a_common_one() -> None:
     values = [f"Anna went to the park, day {i}" for i in range(8)] + ["Anna adopted a kitten"]
     got = scores("Anna kitten", *values)
@@ -222,20 +257,37 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 def test_alias_groups_follow_their_rules() -> None:
     names = [name for name, *_ in GROUPS]
     assert len(names) == len(set(names))
+    assert set(MEMBERS) <= set(names)
     for name, words, phrases, chinese in GROUPS:
+        members = MEMBERS.get(name)
         assert re.fullmatch(r"[a-z][a-z_]*", name), name
-        assert words or phrases or chinese, name
+        assert words or phrases or chinese or members, name
         for word in words.split():
             assert re.fullmatch(r"[a-z0-9]+", word), (name, word)
         for phrase in phrases.split("; ") if phrases else []:
             assert re.fullmatch(r"[a-z0-9]+( [a-z0-9]+)+", phrase), (name, phrase)
-        assert words == " ".join(words.split()), name
+        for text in (words, chinese, *(members or ())):  # one space between terms
+            assert text == " ".join(text.split()), name
         for term in chinese.split():
-            assert _CJK.search(term), (name, term)
-            assert unicodedata.normalize("NFKC", term).lower() == term, (name, term)
+            _chinese_term(name, term)
+        english, zh = members or ("", "")
+        clusters = list(zip(english.split("; "), zh.split("; "), strict=True)) if members else []
+        for en_terms, zh_terms in clusters:
+            assert (en_terms, zh_terms) != ("-", "-"), name
+            for item in en_terms.split() if en_terms != "-" else []:
+                # a word, or a phrase with "_" between its words
+                assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", item), (name, item)
+            for item in zh_terms.split() if zh_terms != "-" else []:
+                _chinese_term(name, item)
         # No term twice in one group.
-        terms = words.split() + (phrases.split("; ") if phrases else []) + chinese.split()
-        assert len(terms) == len(set(terms)), name
+        every = words.split() + (phrases.split("; ") if phrases else []) + chinese.split()
+        every += [t for pair in clusters for side in pair for t in side.split() if t != "-"]
+        assert len(every) == len(set(every)), name
+
+
+def _chinese_term(name: str, term: str) -> None:
+    assert _CJK.search(term) and not any(c.isascii() for c in term), (name, term)
+    assert unicodedata.normalize("NFKC", term).lower() == term, (name, term)
 
 
 # ---------------------------------------------------------------------------
@@ -389,14 +441,17 @@ def test_the_alias_reference_is_the_code_s_table() -> None:
     spec.loader.exec_module(gen)
     text = (root / "references" / "recall-aliases.md").read_text(encoding="utf-8")
     assert text == gen.render(), "stale: run python scripts/gen_recall_aliases.py"
-    # And, read back from the page itself, the same groups and terms.
+    # And, read back from the page itself, the same groups, heads and members.
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     documented = {}
     for line in rows:
-        name, english, chinese = (cell.strip() for cell in line.strip("|").split("|"))
-        documented[name.strip("`")] = (set(english.split(", ")) - {""}, set(chinese.split()))
+        name, heads, members = (cell.strip() for cell in line.strip("|").split("|"))
+        documented[name.strip("`")] = (set(heads.split(", ")) - {""}, members)
     expected = {
-        name: (set(words.split()) | ({*phrases.split("; ")} - {""}), set(chinese.split()))
+        name: (
+            set(words.split()) | ({*phrases.split("; ")} - {""}) | set(chinese.split()),
+            gen.members_text(*MEMBERS.get(name, ("", ""))),
+        )
         for name, words, phrases, chinese in GROUPS
     }
     assert documented == expected
