@@ -56,9 +56,13 @@ FORGET_STEPS = (
 
 
 def command_text(args: str, data_dir: Any = None) -> str:
-    """Every command the page shows is built here, so that naming the store
-    (``--data-dir '<dir>'`` when it is not the default) is one change in one place."""
-    return f"memory-store {args}"
+    """Every command the page shows is built here, by ``files.command_line`` (what
+    ``Location.command`` uses): ``data_dir`` is the store to name, None for the
+    platform default, which the person's terminal finds by itself (contract §22).
+    ``args`` are space-separated words; each is shell-quoted."""
+    from .files import command_line
+
+    return command_line(None if data_dir is None else str(data_dir), *args.split())
 
 
 class _Page:
@@ -68,6 +72,7 @@ class _Page:
         memories = list(snapshot.get("memories", []))
         self.clock = Clock(snapshot.get("generated_at"))
         self.data_dir = snapshot.get("data_dir")
+        self.state = _consent_state(snapshot.get("consent", {}))
         self.labels = {
             str(r.get("subject_id")): str(r.get("value"))
             for r in memories
@@ -243,6 +248,10 @@ def _subjects(memories: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, 
 
 
 def _consent_state(consent: dict[str, Any]) -> str:
+    """``consent.consent_state``'s word when the snapshot carries it (``review`` passes
+    it); derived the same way for a snapshot made without it."""
+    if consent.get("state") in CONSENT:
+        return str(consent["state"])
     if consent.get("enabled"):
         return "paused" if consent.get("paused") else "enabled"
     return "revoked" if consent.get("consent_at") or consent.get("revoked_at") else "absent"
@@ -252,7 +261,7 @@ def _overview(
     snapshot: dict[str, Any], people: list[tuple[str, list[dict[str, Any]]]], page: _Page
 ) -> str:
     consent = snapshot.get("consent", {})
-    state = _consent_state(consent)
+    state = page.state
     zh, en, note_zh, note_en = CONSENT[state]
     since = consent.get("revoked_at") if state == "revoked" else consent.get("consent_at")
     since_text = f" · {bi('自', 'since')} {page.clock.stamp(since)}" if since else ""
@@ -315,6 +324,10 @@ def _findings(findings: list[dict[str, Any]] | None, page: _Page) -> str:
         "Suggestions only: the assistant asks you first, changes nothing without your yes, and any change can be undone.",
     )
     proposal = f"{bi('建议的改动', 'The proposed changes')}: {page.cmd('tidy')}"
+    if page.state != "enabled":  # tidy is gated like context: it answers once consent is on
+        proposal += " " + say(
+            "（同意有效且未暂停时才能运行）", "(runs once consent is given and not paused)"
+        )
     return (
         f'<section class="card tidy"><h2>{bi("整理建议", "Tidy suggestions")}</h2>'
         f'<p class="note">{note}</p>{body}<p class="forget">{proposal}</p></section>'

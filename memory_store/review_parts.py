@@ -63,6 +63,7 @@ CONSENT = {
     ),
     "absent": ("未同意", "Not given", "从未同意保存记忆。", "Consent to remember was never given."),
 }
+CONSENT["never_enabled"] = CONSENT["absent"]  # consent_state's word for a store never enabled
 
 FINDINGS = {
     "same_concept": ("同一件事记了两条", "The same thing, twice"),
