@@ -108,14 +108,30 @@ def _meta(row: dict[str, Any], page: _Page, with_id: bool = True) -> str:
     spans = [pair(SOURCES, row.get("source_type"))]
     if row.get("scope") != "hypothesis":
         spans.append(f"{bi('把握', 'confidence')} {pair(CONFIDENCE, row.get('confidence'))}")
-    if row.get("since") and str(row.get("since")) != str(row.get("occurred_at") or "")[:10]:
-        spans.append(f"{bi('自', 'since')} {e(row.get('since'))}")
+    since = row.get("since")
+    if since and not _since_is_shown(row):
+        spans.append(f"{bi('自', 'since')} {e(since)}")
+    as_of = row.get("occurred_at")
+    if as_of and row.get("scope") != "event" and str(as_of)[:10] != str(since):
+        # Outside events occurred_at means "as of"; it is shown only where since is not it.
+        spans.append(f"{bi('截至', 'as of')} {clock.stamp(as_of, row.get('occurred_offset'))}")
     spans.append(f"{bi('记下', 'written')} {clock.stamp(row.get('created_at'))}")
     if row.get("updated_at") != row.get("created_at"):
         spans.append(f"{bi('更新', 'updated')} {clock.stamp(row.get('updated_at'))}")
     if with_id:
         spans.append(f'ID <code class="id">{e(row.get("id"))}</code>')
     return " ".join(f"<span>{s}</span>" for s in spans)
+
+
+def _since_is_shown(row: dict[str, Any]) -> bool:
+    """Whether the row's ``since`` is already on the page: an event's date is its since,
+    and an ended row's mark carries the date it ended."""
+    since = str(row.get("since"))
+    if row.get("scope") == "event":
+        return since == str(row.get("occurred_at") or "")[:10]
+    past = row.get("past") if isinstance(row.get("past"), list) else []
+    last = past[-1] if past and isinstance(past[-1], dict) else {}
+    return bool(row.get("ended")) and since == str(last.get("until"))
 
 
 def _reference(row: dict[str, Any], zh: str = "出处", en: str = "Reference") -> str:
@@ -147,11 +163,6 @@ def _ended(row: dict[str, Any]) -> str:
     until = past[-1].get("until") if past and isinstance(past[-1], dict) else None
     when = f" {e(until)}" if until else ""
     return f'<span class="ended-mark">{bi("已结束", "ended")}{when}</span> '
-
-
-def _since(row: dict[str, Any]) -> str:
-    since = row.get("since")
-    return f'<div class="since">{bi("自", "since")} {e(since)}</div>' if since else ""
 
 
 def _facts(rows: list[dict[str, Any]], page: _Page) -> str:

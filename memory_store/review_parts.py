@@ -139,7 +139,6 @@ td.id code, code.id { white-space: nowrap; }
   overflow-wrap: anywhere; }
 .how li { margin: 6px 0; }
 .ref { overflow-wrap: anywhere; white-space: pre-wrap; }
-.since { font-size: 12.5px; color: var(--soft); margin-top: 2px; }
 .history { margin: 6px 0 0; font-size: 13px; color: var(--soft); }
 .history ol { list-style: none; margin: 2px 0 0; padding: 0 0 0 10px; border-left: 2px solid var(--line); }
 .history li { margin: 2px 0; }

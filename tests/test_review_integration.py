@@ -21,6 +21,7 @@ from browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 from conftest import apply, delta, ok
 
 from memory_store.files import command_line
+from memory_store.review import render_review
 from memory_store.review_parts import FINDINGS
 
 needs_browser = pytest.mark.skipif(
@@ -110,10 +111,13 @@ def test_the_page_shows_time_as_the_store_keeps_it(
         "以前 · Earlier 2025-09-01 → 2026-03-10: 在上海做平面设计师 (你转述的 · you relayed it)"
         in shown
     )
+    assert job["since"] == "2026-03-10" and "自 · since 2026-03-10" in shown  # "as of" is since
+    assert "as of" not in shown
     # An ended row: marked with the day it ended, its last value the end of its history.
     shown = _row(dom, stage["id"])
     assert "已结束 · ended 2026-10-01" in shown
     assert "2026-04-03 → 2026-10-01: 暧昧期" in shown
+    assert "since" not in shown  # the ended mark already says when
     assert 'class="ended"' in page.read_text(encoding="utf-8")
     # A pinned event is a milestone; the event told at +08:00 reads at +08:00 on a UTC computer.
     assert _row(dom, stored["first_date"]["id"]).startswith(
@@ -210,3 +214,23 @@ def test_commands_for_the_default_store_name_no_directory(
     for command in commands:
         assert "--data-dir" not in command and command.startswith("memory-store "), command
     assert "memory-store tidy" in commands
+
+
+def test_a_facts_as_of_time_is_shown_where_it_is_not_its_since() -> None:
+    # Outside events occurred_at means "as of"; the CLI makes it the row's since, but a
+    # row may carry both (a restored or imported one), and nothing stored is left out.
+    row = {
+        "id": "m-01", "scope": "object", "subject_id": "obj-a", "field": "city", "value": "杭州",
+        "source_type": "user_report", "source_ref": None, "confidence": "medium",
+        "occurred_at": "2026-05-01T13:30:00Z", "occurred_offset": "+08:00", "since": "2026-03-10",
+        "created_at": "2026-06-01T10:00:00Z", "updated_at": "2026-06-01T10:00:00Z",
+        "past": [], "ended": False, "pinned": False,
+    }  # fmt: skip
+    snapshot = {"generated_at": "2026-11-30T12:00:00Z", "memories": [row]}
+    text = norm(Dom(render_review(snapshot)).text())
+    assert "自 · since 2026-03-10" in text
+    assert "截至 · as of 2026-05-01 21:30 +08:00" in text
+    same = norm(
+        Dom(render_review({**snapshot, "memories": [{**row, "since": "2026-05-01"}]})).text()
+    )
+    assert "as of" not in same and "自 · since 2026-05-01" in same
