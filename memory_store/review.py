@@ -391,8 +391,9 @@ def _you(rows: list[dict[str, Any]], snapshot: dict[str, Any], page: _Page) -> s
 
 def render_review(snapshot: dict[str, Any], findings: list[dict[str, Any]] | None = None) -> str:
     """The whole page for ``snapshot`` (keys: generated_at, version, consent, limits,
-    counts, memories, operations; optionally data_dir), with no script and no
-    external resource. ``findings`` (tidy's, contract §20) adds a section of
+    counts, memories — as ``show`` gives them, plus occurred_offset —, operations;
+    data_dir, the store its commands name, None for the platform default), with
+    no script and no external resource. ``findings`` (tidy's, contract §20) adds a section of
     suggestions; an empty list says there is nothing to tidy, None leaves it out."""
     page = _Page(snapshot)
     memories = list(snapshot.get("memories", []))
