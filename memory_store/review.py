@@ -56,9 +56,13 @@ FORGET_STEPS = (
 
 
 def command_text(args: str, data_dir: Any = None) -> str:
-    """Every command the page shows is built here, so that naming the store
-    (``--data-dir '<dir>'`` when it is not the default) is one change in one place."""
-    return f"memory-store {args}"
+    """Every command the page shows is built here, by ``files.command_line`` (what
+    ``Location.command`` uses): ``data_dir`` is the store to name, None for the
+    platform default, which the person's terminal finds by itself (contract §22).
+    ``args`` are space-separated words; each is shell-quoted."""
+    from .files import command_line
+
+    return command_line(None if data_dir is None else str(data_dir), *args.split())
 
 
 class _Page:
@@ -68,6 +72,7 @@ class _Page:
         memories = list(snapshot.get("memories", []))
         self.clock = Clock(snapshot.get("generated_at"))
         self.data_dir = snapshot.get("data_dir")
+        self.state = _consent_state(snapshot.get("consent", {}))
         self.labels = {
             str(r.get("subject_id")): str(r.get("value"))
             for r in memories
@@ -103,14 +108,30 @@ def _meta(row: dict[str, Any], page: _Page, with_id: bool = True) -> str:
     spans = [pair(SOURCES, row.get("source_type"))]
     if row.get("scope") != "hypothesis":
         spans.append(f"{bi('把握', 'confidence')} {pair(CONFIDENCE, row.get('confidence'))}")
-    if row.get("since") and str(row.get("since")) != str(row.get("occurred_at") or "")[:10]:
-        spans.append(f"{bi('自', 'since')} {e(row.get('since'))}")
+    since = row.get("since")
+    if since and not _since_is_shown(row):
+        spans.append(f"{bi('自', 'since')} {e(since)}")
+    as_of = row.get("occurred_at")
+    if as_of and row.get("scope") != "event" and str(as_of)[:10] != str(since):
+        # Outside events occurred_at means "as of"; it is shown only where since is not it.
+        spans.append(f"{bi('截至', 'as of')} {clock.stamp(as_of, row.get('occurred_offset'))}")
     spans.append(f"{bi('记下', 'written')} {clock.stamp(row.get('created_at'))}")
     if row.get("updated_at") != row.get("created_at"):
         spans.append(f"{bi('更新', 'updated')} {clock.stamp(row.get('updated_at'))}")
     if with_id:
         spans.append(f'ID <code class="id">{e(row.get("id"))}</code>')
     return " ".join(f"<span>{s}</span>" for s in spans)
+
+
+def _since_is_shown(row: dict[str, Any]) -> bool:
+    """Whether the row's ``since`` is already on the page: an event's date is its since,
+    and an ended row's mark carries the date it ended."""
+    since = str(row.get("since"))
+    if row.get("scope") == "event":
+        return since == str(row.get("occurred_at") or "")[:10]
+    past = row.get("past") if isinstance(row.get("past"), list) else []
+    last = past[-1] if past and isinstance(past[-1], dict) else {}
+    return bool(row.get("ended")) and since == str(last.get("until"))
 
 
 def _reference(row: dict[str, Any], zh: str = "出处", en: str = "Reference") -> str:
@@ -142,11 +163,6 @@ def _ended(row: dict[str, Any]) -> str:
     until = past[-1].get("until") if past and isinstance(past[-1], dict) else None
     when = f" {e(until)}" if until else ""
     return f'<span class="ended-mark">{bi("已结束", "ended")}{when}</span> '
-
-
-def _since(row: dict[str, Any]) -> str:
-    since = row.get("since")
-    return f'<div class="since">{bi("自", "since")} {e(since)}</div>' if since else ""
 
 
 def _facts(rows: list[dict[str, Any]], page: _Page) -> str:
@@ -243,6 +259,10 @@ def _subjects(memories: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, 
 
 
 def _consent_state(consent: dict[str, Any]) -> str:
+    """``consent.consent_state``'s word when the snapshot carries it (``review`` passes
+    it); derived the same way for a snapshot made without it."""
+    if consent.get("state") in CONSENT:
+        return str(consent["state"])
     if consent.get("enabled"):
         return "paused" if consent.get("paused") else "enabled"
     return "revoked" if consent.get("consent_at") or consent.get("revoked_at") else "absent"
@@ -252,7 +272,7 @@ def _overview(
     snapshot: dict[str, Any], people: list[tuple[str, list[dict[str, Any]]]], page: _Page
 ) -> str:
     consent = snapshot.get("consent", {})
-    state = _consent_state(consent)
+    state = page.state
     zh, en, note_zh, note_en = CONSENT[state]
     since = consent.get("revoked_at") if state == "revoked" else consent.get("consent_at")
     since_text = f" · {bi('自', 'since')} {page.clock.stamp(since)}" if since else ""
@@ -315,6 +335,10 @@ def _findings(findings: list[dict[str, Any]] | None, page: _Page) -> str:
         "Suggestions only: the assistant asks you first, changes nothing without your yes, and any change can be undone.",
     )
     proposal = f"{bi('建议的改动', 'The proposed changes')}: {page.cmd('tidy')}"
+    if page.state != "enabled":  # tidy is gated like context: it answers once consent is on
+        proposal += " " + say(
+            "（同意有效且未暂停时才能运行）", "(runs once consent is given and not paused)"
+        )
     return (
         f'<section class="card tidy"><h2>{bi("整理建议", "Tidy suggestions")}</h2>'
         f'<p class="note">{note}</p>{body}<p class="forget">{proposal}</p></section>'
@@ -367,8 +391,9 @@ def _you(rows: list[dict[str, Any]], snapshot: dict[str, Any], page: _Page) -> s
 
 def render_review(snapshot: dict[str, Any], findings: list[dict[str, Any]] | None = None) -> str:
     """The whole page for ``snapshot`` (keys: generated_at, version, consent, limits,
-    counts, memories, operations; optionally data_dir), with no script and no
-    external resource. ``findings`` (tidy's, contract §20) adds a section of
+    counts, memories — as ``show`` gives them, plus occurred_offset —, operations;
+    data_dir, the store its commands name, None for the platform default), with
+    no script and no external resource. ``findings`` (tidy's, contract §20) adds a section of
     suggestions; an empty list says there is nothing to tidy, None leaves it out."""
     page = _Page(snapshot)
     memories = list(snapshot.get("memories", []))

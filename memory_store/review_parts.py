@@ -63,6 +63,7 @@ CONSENT = {
     ),
     "absent": ("未同意", "Not given", "从未同意保存记忆。", "Consent to remember was never given."),
 }
+CONSENT["never_enabled"] = CONSENT["absent"]  # consent_state's word for a store never enabled
 
 FINDINGS = {
     "same_concept": ("同一件事记了两条", "The same thing, twice"),
@@ -138,7 +139,6 @@ td.id code, code.id { white-space: nowrap; }
   overflow-wrap: anywhere; }
 .how li { margin: 6px 0; }
 .ref { overflow-wrap: anywhere; white-space: pre-wrap; }
-.since { font-size: 12.5px; color: var(--soft); margin-top: 2px; }
 .history { margin: 6px 0 0; font-size: 13px; color: var(--soft); }
 .history ol { list-style: none; margin: 2px 0 0; padding: 0 0 0 10px; border-left: 2px solid var(--line); }
 .history li { margin: 2px 0; }

@@ -21,20 +21,33 @@ _RELATIVE = (*policy.RELATIVE_TIME_WORDS_ZH.split(), *policy.RELATIVE_TIME_WORDS
 def tidy(session: Session, subject_id: str | None = None) -> dict[str, Any]:
     """Findings of every kind, one subject's or the whole store's, and the proposal."""
     session.gate(session.settings())
-    found = [] if session.blank else session.read_rows()
-    everything = found
-    if subject_id is not None:
-        found = [r for r in found if r["subject_id"] == subject_id]
+    findings, deltas = analyse([] if session.blank else session.read_rows(), subject_id)
+    proposal = {"deltas": deltas[: policy.DELTAS_PER_APPLY_MAX]} if deltas else None
+    return {"subject_id": subject_id, "findings": findings, "proposal": proposal}
+
+
+def findings_of(
+    stored: list[dict[str, Any]], subject_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The findings alone, from rows as ``rows.select`` gives them, with no consent gate:
+    the review page (the person's own access, contract §21) lists them in every state."""
+    return analyse(stored, subject_id)[0]
+
+
+def analyse(
+    stored: list[dict[str, Any]], subject_id: str | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(findings, deltas) for ``stored``; read-only, so shared rows stay as they are."""
+    found = stored if subject_id is None else [r for r in stored if r["subject_id"] == subject_id]
     found = sorted(found, key=rows.storage_order)
     findings: list[dict[str, Any]] = []
     deltas: list[dict[str, Any]] = []
     _same_concept(found, findings, deltas)
     _stale(found, findings, deltas)
     _relative(found, findings)
-    _near_cap(everything, subject_id, findings)
+    _near_cap(stored, subject_id, findings)
     _ended(found, findings)
-    proposal = {"deltas": deltas[: policy.DELTAS_PER_APPLY_MAX]} if deltas else None
-    return {"subject_id": subject_id, "findings": findings, "proposal": proposal}
+    return findings, deltas
 
 
 def _finding(kind: str, subject: str, ids: list[str], message: str) -> dict[str, Any]:

@@ -330,22 +330,29 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
 
 
 def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
-    """The review page (``review.py``) of everything stored, written to a new private file."""
-    from . import __version__, operations
-    from .consent import limits
+    """The review page (``review.py``) of everything stored, written to a new private file.
+
+    Everything the page shows comes from here: each row as ``show`` gives it plus the
+    offset its time was written in, tidy's findings (not gated: the page is the
+    person's own access, contract §21), and the store's directory when the commands
+    on the page must name it (§22)."""
+    from . import __version__, operations, tidy
+    from .consent import consent_state, limits
     from .review import render_review
 
     s = session.settings()
     found = [] if session.blank else rows.select(session.conn)
     found.sort(key=rows.storage_order)
-    memories = [rows.public(r) for r in found]
+    memories = [{**rows.public(r), "occurred_offset": r["occurred_offset"]} for r in found]
     by_scope = {scope: 0 for scope in policy.SCOPES}
     for m in memories:
         by_scope[m["scope"]] += 1
+    location = session.location
     snapshot = {
         "generated_at": rows.now(),
         "version": __version__,
         "consent": {
+            "state": consent_state(s),
             "enabled": s["consent_enabled"],
             "paused": s["paused"],
             "consent_at": s["consent_at"],
@@ -355,7 +362,10 @@ def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
         "counts": {"total": len(memories), "by_scope": by_scope},
         "memories": memories,
         "operations": operations.log(session)["operations"],
+        # None for the platform default store, which the person's terminal finds itself.
+        "data_dir": location.data_dir if location.named else None,
     }
-    path = write_private(output, render_review(snapshot), "review")
+    page = render_review(snapshot, tidy.findings_of(found))
+    path = write_private(output, page, "review")
     people = {m["subject_id"] for m in memories} - {policy.USER_SUBJECT}
     return {"path": path, "count": len(memories), "people": len(people)}

@@ -26,7 +26,7 @@ from browser import (
 )
 from conftest import apply, delta, fails, ok
 
-from memory_store.review import CONFIDENCE, CSP, KIND_TITLES, render_review
+from memory_store.review import CONFIDENCE, CSP, KIND_TITLES, command_text, render_review
 from memory_store.store import limits
 
 needs_browser = pytest.mark.skipif(
@@ -56,6 +56,7 @@ def realistic(enabled: Path, tmp_path: Path) -> dict[str, Any]:
     """You, 小林 and Alex with every kind, written by the CLI, and the page made from them."""
     build_realistic_store()
     return {
+        "store": enabled,  # named by MEMORY_STORE_DIR, so the page's commands name it
         "page": write_review(tmp_path / "review.html"),
         "memories": ok("show")["memories"],
         "operations": ok("log")["operations"],
@@ -81,12 +82,13 @@ def test_page_text_matches_the_store(realistic: dict[str, Any]) -> None:
         assert row["id"] in text, row
         if row["source_ref"]:
             assert norm(row["source_ref"]) in text, row
+    store = realistic["store"]
     for op in realistic["operations"]:
-        assert f"memory-store undo --op-id {op['op_id']}" in text
+        assert command_text(f"undo --op-id {op['op_id']}", store) in text
     assert len(realistic["operations"]) == 5
-    assert "memory-store forget MEMORY_ID --confirm" in text
+    assert command_text("forget MEMORY_ID --confirm", store) in text
     for subject in ("user", "obj-a", "obj-b"):
-        assert f"memory-store forget-object {subject} --confirm" in text
+        assert command_text(f"forget-object {subject} --confirm", store) in text
     # A newline in a value stays one (the page shows it with white-space: pre-wrap).
     assert any(data == "喜欢猫和手冲咖啡\n讨厌早起" for data, _ in dom.texts)
     assert "white-space: pre-wrap" in realistic["page"].read_text(encoding="utf-8")
@@ -190,7 +192,7 @@ def test_hostile_values_stay_text(enabled: Path, tmp_path: Path) -> None:
         assert value in text
     assert '<img src=x onerror=alert(2)> & "quoted"' in text
     assert "<script>alert('label')</script>" in [norm(dom.text(i)) for i in dom.find("h2")]
-    assert "memory-store forget-object javascript:alert.1 --confirm" in text
+    assert command_text("forget-object javascript:alert.1 --confirm", enabled) in text
 
 
 @needs_browser
