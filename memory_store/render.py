@@ -175,6 +175,13 @@ SEARCH_COLUMNS = ("subject_id", "scope", "field", "value", "occurred_at", "confi
 LOG_COLUMNS = ("op_id", "created_at", "action", "rows", "summary")
 
 
+def _dated(columns: tuple[str, ...], memories: list[dict[str, Any]]) -> tuple[str, ...]:
+    """Compact rows' columns with ``since``, ``until`` and ``pinned`` where some row has
+    them: a value that is no longer current is never shown without its ``until``."""
+    extra = tuple(k for k in ("since", "until", "pinned") if any(k in m for m in memories))
+    return (*columns, *extra)
+
+
 def _show_columns(memories: list[dict[str, Any]]) -> tuple[str, ...]:
     """``show``'s columns: the row keys, ``since``, and the other time keys (§20) only when
     some row has one (a past value, an end, a pin), so that a plain store stays narrow."""
@@ -191,7 +198,8 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         head = _pairs(data, skip=("memories", "roster"))
         if head:
             parts.append(head)
-        columns = ROW_KEYS if command == "context" else _show_columns(data.get("memories", []))
+        memories = data.get("memories", [])
+        columns = _dated(ROW_KEYS, memories) if command == "context" else _show_columns(memories)
         parts.append(_rows_table(data.get("memories", []), columns))
         if "roster" in data:
             parts.append(
@@ -224,7 +232,8 @@ def table(command: str | None, data: dict[str, Any]) -> str:
         return _rows_table(data["operations"], LOG_COLUMNS)
     if command == "search":
         head = _pairs(data, skip=("memories",))
-        return "\n\n".join([head, _rows_table(data["memories"], SEARCH_COLUMNS)])
+        columns = _dated(SEARCH_COLUMNS, data["memories"])
+        return "\n\n".join([head, _rows_table(data["memories"], columns)])
     if command == "tidy":
         parts = [_pairs(data, skip=("findings", "proposal"))]
         parts.append(_rows_table(data["findings"], ("kind", "subject_id", "message")))

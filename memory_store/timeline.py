@@ -53,7 +53,7 @@ def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> 
     if delta.get("since"):  # a restore brings the row's own date
         return delta["since"]
     if delta.get("occurred_at"):
-        return delta["occurred_at"][:10]
+        return delta.get("occurred_day") or delta["occurred_at"][:10]
     same = row is not None and (row["value"] == delta["value"] or delta.get("correction"))
     if same and rows.is_current(row):  # type: ignore[arg-type]
         return row["since"] or today  # type: ignore[index]

@@ -280,12 +280,14 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
         out["id"] = work["id"]
         if action == "end":  # when the value stopped being true
             out["occurred_at"] = _occurred(work, index, prefix)
+            out["occurred_day"] = _day(work)
         return out
     scope = work["scope"]
     out["scope"] = scope
     out["subject_id"] = policy.USER_SUBJECT if scope == "user" else work["subject_id"]
     out["field"] = work["field"]
     out["occurred_at"] = _occurred(work, index, prefix)
+    out["occurred_day"] = _day(work)
     if action != "upsert":
         return out
     m = _DATETIME_RE.fullmatch(work.get("occurred_at") or "")
@@ -299,6 +301,14 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
     out["replaces"] = work.get("replaces")
     out["pinned"] = work.get("pinned")  # None: an existing event keeps its pin
     return out
+
+
+def _day(work: dict[str, Any]) -> str | None:
+    """The day of ``occurred_at`` as the person gave it (in its own offset): the ``since``
+    of "together since 00:30 on 1 March, Beijing time" is 1 March, not UTC's 28 February.
+    Called after the value was checked."""
+    occurred = work.get("occurred_at")
+    return occurred[:10] if occurred else None
 
 
 def _occurred(work: dict[str, Any], index: int, prefix: str) -> str | None:
