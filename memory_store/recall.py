@@ -127,11 +127,11 @@ def context(
         mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
         past = timeline.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
         weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
-        ranked, hits = by_relevance(
+        ranked, _ = by_relevance(
             query, subject_id, label, candidates, ranked, past, about_time, weight
         )
-        if about_time:  # a question about time: the rows it matches carry their dates
-            dated |= hits
+        if about_time:  # a question about time: every row it returns carries its date
+            dated |= {r["id"] for r in ranked}
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
     memories = [compact(r, subject_id, dated) for r in ranked]
