@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import DB_NAME, delta, fails, ok, run_cli
+from oldstore import old_row, write_old_store
 
 from memory_store import MemoryStore, MemoryStoreError, db, migrations
 from memory_store.files import create_private_file, make_private_dirs
@@ -161,22 +162,7 @@ T1 = "2026-10-02T09:30:00Z"
 
 
 def _row(mid: str, scope: str, subject: str, field: str, value: str, seq: int, **kw: Any) -> dict:
-    row = {
-        "id": mid,
-        "scope": scope,
-        "subject_id": subject,
-        "field": field,
-        "value": value,
-        "source_type": kw.get("source_type", "user_report"),
-        "source_ref": kw.get("source_ref"),
-        "occurred_at": kw.get("occurred_at"),
-        "confidence": kw.get("confidence", "medium"),
-        "created_at": kw.get("created_at", T0),
-        "updated_at": kw.get("updated_at", T0),
-        "occurred_key": kw.get("occurred_at") or "",
-        "write_seq": seq,
-    }
-    return row
+    return old_row(mid, scope, subject, field, value, seq, T0, **kw)
 
 
 def build_v1_store(store_dir: Path) -> dict[str, Any]:
@@ -235,46 +221,13 @@ def build_v1_store(store_dir: Path) -> dict[str, Any]:
             _row("m-00000000000000b5", "object", "obj-b", "mbti", "INTJ", 5),
             created,
         ]
-        columns = list(rows[0])
         snapshot = [
             {"id": label_old["id"], "before": label_old, "after": label_new},
             {"id": created["id"], "before": None, "after": created},
         ]
-        with db.transaction(conn):
-            for key, value in {
-                "consent_enabled": "1",
-                "consent_at": T0,
-                "consent_renewed_at": T0,
-                "paused": "0",
-                "revoked_at": None,
-                "policy_version": "1",
-                "write_seq": "7",
-            }.items():
-                conn.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (key, value))
-            for r in rows:
-                conn.execute(
-                    f"INSERT INTO memories ({', '.join(columns)}) "
-                    f"VALUES ({', '.join('?' for _ in columns)})",
-                    [r[c] for c in columns],
-                )
-            conn.execute(
-                "INSERT INTO operations (seq, op_id, created_at, action, summary, rows, snapshot) "
-                "VALUES (1, 'op-0000v001', ?, 'apply', ?, 2, ?)",
-                (
-                    T1,
-                    "obj-a object.display_label → Ann (小安); obj-a relationship.stage → friends",
-                    json.dumps(snapshot, ensure_ascii=False),
-                ),
-            )
-            for r in (label_new, created):
-                key = json.dumps(
-                    [r["scope"], r["subject_id"], r["field"], r["occurred_key"]], ensure_ascii=False
-                )
-                conn.execute(
-                    "INSERT INTO operation_rows (seq, memory_id, subject_id, row_key) "
-                    "VALUES (1, ?, ?, ?)",
-                    (r["id"], r["subject_id"], key),
-                )
+        summary = "obj-a object.display_label → Ann (小安); obj-a relationship.stage → friends"
+        operation = {"op_id": "op-0000v001", "created_at": T1, "summary": summary}
+        write_old_store(conn, rows, {**operation, "entries": snapshot}, T0)
     finally:
         conn.close()
     assert user_version(path) == 1

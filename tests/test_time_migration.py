@@ -8,11 +8,11 @@ pinned; and undo of the old operation still works afterwards.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from conftest import DB_NAME, db_connect, delta, ok
+from oldstore import old_row, write_old_store
 from timekit import put, shown, today
 
 from memory_store import db, migrations
@@ -20,41 +20,10 @@ from memory_store.files import create_private_file, make_private_dirs
 
 T0 = "2026-09-01T08:00:00Z"
 T1 = "2026-10-02T23:30:00Z"
-V2_COLUMNS = (
-    "id",
-    "scope",
-    "subject_id",
-    "field",
-    "value",
-    "source_type",
-    "source_ref",
-    "occurred_at",
-    "confidence",
-    "created_at",
-    "updated_at",
-    "occurred_key",
-    "write_seq",
-)
 
 
 def _row(mid: str, scope: str, subject: str, field: str, value: str, seq: int, **kw: Any) -> dict:
-    row = {
-        "id": mid,
-        "scope": scope,
-        "subject_id": subject,
-        "field": field,
-        "value": value,
-        "source_type": kw.get("source_type", "user_report"),
-        "source_ref": kw.get("source_ref"),
-        "occurred_at": kw.get("occurred_at"),
-        "confidence": kw.get("confidence", "medium"),
-        "created_at": kw.get("created_at", T0),
-        "updated_at": kw.get("updated_at", T0),
-        "occurred_key": kw.get("occurred_at") if scope == "event" else "",
-        "write_seq": seq,
-    }
-    assert tuple(row) == V2_COLUMNS
-    return row
+    return old_row(mid, scope, subject, field, value, seq, T0, **kw)
 
 
 def build_v2_store(store_dir: Path) -> dict[str, Any]:
@@ -106,38 +75,8 @@ def build_v2_store(store_dir: Path) -> dict[str, Any]:
             {"id": job_old["id"], "before": job_old, "after": job_new},
             {"id": stage["id"], "before": None, "after": stage},
         ]
-        with db.transaction(conn):
-            settings = {
-                "consent_enabled": "1",
-                "consent_at": T0,
-                "consent_renewed_at": T0,
-                "paused": "0",
-                "revoked_at": None,
-                "policy_version": "1",
-                "write_seq": "6",
-            }
-            for key, value in settings.items():
-                conn.execute("INSERT INTO settings (key, value) VALUES (?, ?)", (key, value))
-            marks = ", ".join("?" for _ in V2_COLUMNS)
-            for r in rows:
-                conn.execute(
-                    f"INSERT INTO memories ({', '.join(V2_COLUMNS)}) VALUES ({marks})",
-                    [r[c] for c in V2_COLUMNS],
-                )
-            conn.execute(
-                "INSERT INTO operations (seq, op_id, created_at, action, summary, rows, snapshot) "
-                "VALUES (1, 'op-0000v002', ?, 'apply', 'obj-a object.job → 老师', 2, ?)",
-                (T1, json.dumps(snapshot, ensure_ascii=False)),
-            )
-            for r in (job_new, stage):
-                key = json.dumps(
-                    [r["scope"], r["subject_id"], r["field"], r["occurred_key"]], ensure_ascii=False
-                )
-                conn.execute(
-                    "INSERT INTO operation_rows (seq, memory_id, subject_id, row_key) "
-                    "VALUES (1, ?, ?, ?)",
-                    (r["id"], r["subject_id"], key),
-                )
+        operation = {"op_id": "op-0000v002", "created_at": T1, "summary": "obj-a object.job → 老师"}
+        write_old_store(conn, rows, {**operation, "entries": snapshot}, T0)
     finally:
         conn.close()
     conn = db_connect(store_dir)
