@@ -6,8 +6,7 @@ import argparse
 import os
 import sys
 
-from . import __version__, policy
-from .commands import COMMANDS
+from . import __version__, commands, policy
 from .errors import ArgumentRuleError, MemoryStoreError
 from .registry import EXAMPLES
 from .render import dumps, envelope
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .commands import Option
+    from .commands import Command, Option
 
 ENV_DEBUG = "MEMORY_STORE_DEBUG"
 PROG = "memory-store"
@@ -125,6 +124,21 @@ def _add_option(
     parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
+class _TopParser(_Parser):
+    """The top-level parser. Its epilog lists every command with its help, which needs
+    every family's declarations: it is written only when the help is printed."""
+
+    def format_help(self) -> str:
+        from .commands import COMMANDS
+
+        lines = [f"  {name:<14} {declared.help}" for name, declared in COMMANDS.items()]
+        self.epilog = (
+            "commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
+            f"stdout; `{PROG} COMMAND --help` for its options."
+        )
+        return super().format_help()
+
+
 def build_parser() -> _Parser:
     """The top-level parser: global options, then the command and its arguments.
 
@@ -132,13 +146,10 @@ def build_parser() -> _Parser:
     :func:`build_command_parser`): building all fifteen costs more than the
     rest of a ``status`` call.
     """
-    lines = [f"  {name:<14} {command.help}" for name, command in COMMANDS.items()]
-    parser = _Parser(
+    parser = _TopParser(
         prog=PROG,
         allow_abbrev=False,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",
-        epilog="commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
-        f"stdout; `{PROG} COMMAND --help` for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -154,24 +165,24 @@ def build_parser() -> _Parser:
         help="json envelope (default) or tables",
     )
     parser.add_argument(
-        "command", metavar="COMMAND", choices=tuple(COMMANDS), help="one of the commands below"
+        "command", metavar="COMMAND", choices=commands.NAMES, help="one of the commands below"
     )
     parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
 
 def build_command_parser(name: str, from_argv: bool = False) -> _Parser:
-    command = COMMANDS[name]
+    declared = commands.command(name)
     p = _Parser(
         prog=f"{PROG} {name}",
-        description=command.help,
+        description=declared.help,
         epilog=EXAMPLES.get(name),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     p.command_name = name
     groups: dict[str, Any] = {}
-    for option in command.options:
+    for option in declared.options:
         if option.tool_only:
             continue  # the MCP server's (apply's delta as JSON data)
         target: Any = p
@@ -282,14 +293,14 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     """The command's data; None when it served (``mcp``: stdout was the protocol's)."""
     from .store import MemoryStore
 
-    command = COMMANDS[ns.command]
+    declared = commands.command(ns.command)
     args = dict(vars(ns))
     reader = _INPUTS.get(ns.command)
     if reader is not None:
         args.update(reader(ns))
     store = MemoryStore(ns.data_dir)
-    data = command.call(store, args)
-    if data is None and command.serves:
+    data = declared.call(store, args)
+    if data is None and declared.serves:
         _serve_mcp(store)
     return data
 
@@ -313,7 +324,7 @@ def _format_from_argv(argv: list[str]) -> str:
     for errors raised before argparse finished."""
     fmt = "json"
     for i, arg in enumerate(argv):
-        if arg in COMMANDS:
+        if arg in commands.NAMES:
             break
         if arg == "--format" and i + 1 < len(argv):
             fmt = "table" if argv[i + 1] == "table" else "json"
@@ -379,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0
-    if error is None and data is None and command is not None and COMMANDS[command].serves:
+    if error is None and data is None and command is not None and _serves(command):
         return 0  # stdout was the server's wire: no envelope after it
     try:
         _emit(command, fmt, data, error)
@@ -390,6 +401,22 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     return status
+
+
+COMMANDS: dict[str, Command]  # commands.COMMANDS, read through __getattr__ below
+
+
+def _serves(name: str) -> bool:
+    return commands.command(name).serves
+
+
+def __getattr__(name: str) -> Any:
+    # cli.COMMANDS, as before the families were imported on demand (commands.py).
+    if name == "COMMANDS":
+        from .commands import COMMANDS
+
+        return COMMANDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["COMMANDS", "__version__", "build_command_parser", "build_parser", "main"]

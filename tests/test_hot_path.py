@@ -102,3 +102,27 @@ def test_platformdirs_only_without_an_explicit_directory(populated: Path, monkey
     modules = loaded_modules("status")
     assert "platformdirs" in modules
     ok("status")  # the platformdirs path still answers with an envelope
+
+
+@pytest.mark.parametrize(
+    ("args", "family"),
+    [
+        (["status"], "memory_store.commands_consent"),
+        (["context", "--subject-id", "obj-a"], "memory_store.commands_memory"),
+        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands_memory"),
+    ],
+)
+def test_a_call_imports_only_its_own_commands_family(
+    populated: Path, args: list[str], family: str
+) -> None:
+    families = {m for m in loaded_modules(*args) if m.startswith("memory_store.commands_")}
+    assert families == {family}
+
+
+def test_each_command_is_found_in_the_family_the_registry_names() -> None:
+    from memory_store import commands
+
+    assert tuple(commands.COMMANDS) == commands.NAMES
+    for name in commands.NAMES:
+        assert commands.command(name) is commands.COMMANDS[name]
+        assert commands.COMMANDS[name].tool is commands.TOOLS.get(name)
