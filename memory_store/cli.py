@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from . import __version__, commands, policy
+from . import __version__, policy
 from .errors import ArgumentRuleError, MemoryStoreError
-from .registry import EXAMPLES
+from .registry import EXAMPLES, FAMILY_OF, NAMES
 from .render import dumps, envelope
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
@@ -124,6 +124,20 @@ def _add_option(
     parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
+def _declared(name: str) -> Command:
+    """The one command a call runs, from its family module alone: importing the others,
+    and ``commands.py`` which joins them all, would cost every call (``commands.command``
+    is the same lookup for the library and the server)."""
+    family = FAMILY_OF[name]
+    if family == "consent":
+        from .commands_consent import FAMILY
+    elif family == "memory":
+        from .commands_memory import FAMILY
+    else:
+        from .commands_host import FAMILY
+    return next(c for c in FAMILY if c.name == name)
+
+
 class _TopParser(_Parser):
     """The top-level parser. Its epilog lists every command with its help, which needs
     every family's declarations: it is written only when the help is printed."""
@@ -165,14 +179,14 @@ def build_parser() -> _Parser:
         help="json envelope (default) or tables",
     )
     parser.add_argument(
-        "command", metavar="COMMAND", choices=commands.NAMES, help="one of the commands below"
+        "command", metavar="COMMAND", choices=NAMES, help="one of the commands below"
     )
     parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
 
 def build_command_parser(name: str, from_argv: bool = False) -> _Parser:
-    declared = commands.command(name)
+    declared = _declared(name)
     p = _Parser(
         prog=f"{PROG} {name}",
         description=declared.help,
@@ -293,7 +307,7 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     """The command's data; None when it served (``mcp``: stdout was the protocol's)."""
     from .store import MemoryStore
 
-    declared = commands.command(ns.command)
+    declared = _declared(ns.command)
     args = dict(vars(ns))
     reader = _INPUTS.get(ns.command)
     if reader is not None:
@@ -324,7 +338,7 @@ def _format_from_argv(argv: list[str]) -> str:
     for errors raised before argparse finished."""
     fmt = "json"
     for i, arg in enumerate(argv):
-        if arg in commands.NAMES:
+        if arg in NAMES:
             break
         if arg == "--format" and i + 1 < len(argv):
             fmt = "table" if argv[i + 1] == "table" else "json"
@@ -407,7 +421,7 @@ COMMANDS: dict[str, Command]  # commands.COMMANDS, read through __getattr__ belo
 
 
 def _serves(name: str) -> bool:
-    return commands.command(name).serves
+    return _declared(name).serves
 
 
 def __getattr__(name: str) -> Any:

@@ -7,42 +7,17 @@ may call as MCP tools. ``cli.py`` builds argparse from it, the server its
 tools, ``scripts/gen_cli_reference.py`` ``references/cli.md``.
 Importing this module must stay cheap: every assistant turn pays for it. So a
 family is imported only when one of its commands is asked for: a command-line
-call needs its own command (:func:`command`) and the names (:data:`NAMES`), and
-only ``--help``, the server and the reference read :data:`COMMANDS`, all of
-them (built on first use).
+call needs only its own command (``cli.py`` finds it from ``registry.FAMILY_OF``
+without this module) and only ``--help``, the server and the reference read
+:data:`COMMANDS`, all of them (built on first use).
 """
 
 from __future__ import annotations
 
-from .registry import Command, Option, Tool
+from .registry import FAMILY_OF, NAMES, Command, Option, Tool
 
 __all__ = ["COMMANDS", "NAMES", "TOOLS", "Command", "Option", "Tool", "command"]
 
-# Each command, in the order the help lists them, and the family declaring it.
-_FAMILY_OF = {
-    "status": "consent",
-    "enable": "consent",
-    "pause": "consent",
-    "resume": "consent",
-    "apply": "memory",
-    "undo": "memory",
-    "log": "memory",
-    "show": "memory",
-    "context": "memory",
-    "search": "memory",
-    "tidy": "memory",
-    "forget": "consent",
-    "forget-object": "consent",
-    "revoke": "consent",
-    "clear": "consent",
-    "export": "host",
-    "import": "host",
-    "review": "host",
-    "mcp": "host",
-    "skill": "host",
-    "doctor": "host",
-}
-NAMES: tuple[str, ...] = tuple(_FAMILY_OF)
 COMMANDS: dict[str, Command]  # every command by name, in NAMES' order: see __getattr__
 
 
@@ -58,7 +33,7 @@ def _family(family: str) -> tuple[Command, ...]:
 
 def command(name: str) -> Command:
     """One command's declaration, importing only its family (KeyError for an unknown name)."""
-    for found in _family(_FAMILY_OF[name]):
+    for found in _family(FAMILY_OF[name]):
         if found.name == name:
             found.tool = TOOLS.get(name)
             return found
