@@ -356,7 +356,7 @@ def _emit(
             message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in error.message)
             _write(sys.stderr, f"memory-store: {error.code}: {message}")
         else:
-            from .render import table
+            from .tables import table
 
             _write(sys.stdout, table(command, data))
         return
