@@ -120,12 +120,12 @@ def context(
         result["subject_known"] = any(r["scope"] != "user" for r in found)
     dated = _dated(current)
     if query is not None:
-        from . import timeline
+        from .relevance import about_time as asks_about_time
 
-        about_time = timeline.about_time(query)
+        about_time = asks_about_time(query)
         # The past of the rows this call may recall: without a subject, the profile's only.
         mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
-        past = timeline.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
+        past = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
         weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
         ranked, _ = by_relevance(
             query, subject_id, label, candidates, ranked, past, about_time, weight
@@ -171,9 +171,7 @@ def _dated(current: list[dict[str, Any]]) -> set[str]:
         if r["scope"] in ("relationship", "hypothesis") or r["past"] is not None
     }
     if len(current) > 1:
-        from . import timeline
-
-        out |= timeline.with_siblings(current)
+        out |= rows.with_siblings(current)
     return out
 
 
@@ -317,12 +315,12 @@ def search(
     """The rows a question matches, across subjects (or one subject or scope), best first;
     past values among them, marked with ``until`` (contract §20)."""
     session.gate(session.settings())
-    from . import timeline
+    from .relevance import about_time as asks_about_time
 
     found = [] if session.blank else _select(session, subject_id, scope)
     current = [r for r in found if r["value"] != ""]
-    past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
-    about_time = timeline.about_time(query)
+    past = rows.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+    about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)[:limit]
     dated = _dated(current) | ({r["id"] for r in ranked} if about_time else set())
     hits = [compact(r, None, dated) for r in ranked]

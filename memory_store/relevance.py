@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from itertools import accumulate, repeat
 
-from . import terms
+from . import policy, terms
 from .errors import ArgumentRuleError
 from .policy import QUERY_CHARS_MAX
 from .rows import forbidden_char
@@ -371,6 +371,27 @@ def forget() -> None:
     """Drop the last call's folded row texts: a deletion must not leave a copy of what it
     deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
+
+
+# ---------------------------------------------------------------- time
+
+
+def about_time(query: str) -> bool:
+    """Whether a question is about the past or about time (the cue lists of policy.py)."""
+    if any(cue in query for cue in _ZH_CUES):
+        return True
+    words = terms.fold_text(query)[1]
+    return any(terms.stem_of(w) in _en_cues() for w in words)
+
+
+_ZH_CUES = policy.TIME_CUES_ZH.split()
+_EN_CUES: set[str] = set()
+
+
+def _en_cues() -> set[str]:
+    if not _EN_CUES:
+        _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
+    return _EN_CUES
 
 
 __all__ = ["QUERY_CHARS_MAX", "check_query", "forget", "score_rows"]
