@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
-from . import __version__, policy
+from . import __version__
 from .errors import ArgumentRuleError, MemoryStoreError
 from .registry import EXAMPLES, FAMILY_OF, NAMES
 from .render import dumps, envelope
@@ -61,6 +62,42 @@ def _help_width() -> int:
 
 def _untranslated(message: str) -> str:
     return message
+
+
+class _Lazy:
+    """A pattern argparse compiles for every parser, compiled when first used: the help's
+    (``--help``), a negative number's only for a word that could be one. Each costs
+    about as much as the rest of a parse; most calls use none of them."""
+
+    __slots__ = ("args", "compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.args, self.compiled = (pattern, flags), None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.compiled is None:
+            self.compiled = re.compile(*self.args)
+        return getattr(self.compiled, name)
+
+    def match(self, text: str, *args: Any) -> Any:
+        # argparse's negative-number pattern needs "-" and a digit or "." first
+        if self.args == _NEGATIVE and not (
+            text[:1] == "-" and (text[1:2] == "." or text[1:2].isdecimal())
+        ):
+            return None
+        return self.__getattr__("match")(text, *args)
+
+
+_NEGATIVE = (r"^-\d+$|^-\d*\.\d+$", 0)
+
+
+class _LazyRe:
+    """argparse's ``re`` during :func:`parse`: ``compile`` is :class:`_Lazy`."""
+
+    compile = _Lazy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)
 
 
 def argv_text(text: str) -> str:
@@ -216,74 +253,16 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     # CPython ships none for argparse, so the answer is always the English text.
     # Skipping the search for the duration of the parse saves a twentieth of a
     # whole `status` call. The module global is restored before returning.
-    saved = argparse._
-    argparse._ = _untranslated
+    # Likewise argparse's regular expressions are compiled only when used (_Lazy).
+    saved, saved_re = argparse._, argparse._re  # type: ignore[attr-defined]
+    argparse._, argparse._re = _untranslated, _LazyRe()  # type: ignore[attr-defined]
     try:
         top = build_parser().parse_args(argv)
         ns = build_command_parser(top.command, from_argv).parse_args(top.arguments)
     finally:
-        argparse._ = saved
+        argparse._, argparse._re = saved, saved_re  # type: ignore[attr-defined]
     ns.command, ns.format, ns.data_dir = top.command, top.format, top.data_dir
     return ns
-
-
-def _read_limited(stream: Any) -> bytes:
-    # One byte past the limit is enough to know the input is too large.
-    return stream.read(policy.INPUT_BYTES_MAX + 1)
-
-
-def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
-    """apply's body, read only when the library asks (after the consent gate)."""
-
-    def load() -> bytes | str:
-        if ns.json is not None:
-            return ns.json
-        if ns.file is not None:
-            try:
-                with open(ns.file, "rb") as fh:
-                    return _read_limited(fh)
-            except OSError as exc:
-                raise MemoryStoreError(
-                    "INVALID_ARGUMENTS", f"cannot read --file: {exc.strerror}", {"option": "--file"}
-                ) from None
-        stdin = sys.stdin
-        if stdin is None or stdin.isatty():
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", "give the delta with --json, --file, or on standard input", {}
-            )
-        return _read_limited(stdin.buffer)
-
-    return load
-
-
-def _import_source(ns: argparse.Namespace) -> Callable[[], bytes]:
-    """import's document, read only when the library asks (after the consent gate)."""
-
-    def load() -> bytes:
-        if ns.file == "-":
-            if sys.stdin is None:  # file descriptor 0 closed
-                raise MemoryStoreError(
-                    "INVALID_ARGUMENTS",
-                    "standard input is closed: give the export document as FILE, or pipe it in",
-                    {"argument": "FILE"},
-                )
-            return sys.stdin.buffer.read(policy.IMPORT_BYTES_MAX + 1)
-        try:
-            with open(ns.file, "rb") as fh:
-                return fh.read(policy.IMPORT_BYTES_MAX + 1)
-        except OSError as exc:
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", f"cannot read FILE: {exc.strerror}", {"argument": "FILE"}
-            ) from None
-
-    return load
-
-
-# Inputs the command line reads on a command's behalf (files, standard input).
-_INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
-    "apply": lambda ns: {"payload": _apply_source(ns)},
-    "import": lambda ns: {"source": _import_source(ns)},
-}
 
 
 def _serve_mcp(store: Any) -> None:
@@ -309,9 +288,10 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
 
     declared = _declared(ns.command)
     args = dict(vars(ns))
-    reader = _INPUTS.get(ns.command)
-    if reader is not None:
-        args.update(reader(ns))
+    if ns.command in ("apply", "import"):  # input the command line reads on its behalf
+        from .cli_inputs import INPUTS
+
+        args.update(INPUTS[ns.command](ns))
     store = MemoryStore(ns.data_dir)
     data = declared.call(store, args)
     if data is None and declared.serves:

@@ -127,3 +127,18 @@ def test_each_command_is_found_in_the_family_the_registry_names() -> None:
     for name in commands.NAMES:
         assert commands.command(name) is commands.COMMANDS[name]
         assert commands.COMMANDS[name].tool is commands.TOOLS.get(name)
+
+
+def test_the_parse_leaves_argparse_as_found_and_still_knows_a_negative_number() -> None:
+    # cli.parse compiles argparse's patterns only when used (cli._Lazy): a value that
+    # is a negative number must still be taken as a value, not as an unknown option.
+    import argparse
+
+    from memory_store import cli
+
+    before = (argparse._, argparse._re)
+    assert cli.parse(["search", "--query", "-2.5"]).query == "-2.5"
+    assert cli.parse(["search", "--query", "-7"]).query == "-7"
+    with pytest.raises(cli._ArgumentError, match="expected one argument"):
+        cli.parse(["search", "--query", "-x"])
+    assert (argparse._, argparse._re) == before
