@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
-from . import __version__, policy
-from .commands import COMMANDS
+from . import __version__
 from .errors import ArgumentRuleError, MemoryStoreError
-from .registry import EXAMPLES
+from .registry import EXAMPLES, FAMILY_OF, NAMES
 from .render import dumps, envelope
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .commands import Option
+    from .commands import Command, Option
 
 ENV_DEBUG = "MEMORY_STORE_DEBUG"
 PROG = "memory-store"
@@ -62,6 +62,42 @@ def _help_width() -> int:
 
 def _untranslated(message: str) -> str:
     return message
+
+
+class _Lazy:
+    """A pattern argparse compiles for every parser, compiled when first used: the help's
+    (``--help``), a negative number's only for a word that could be one. Each costs
+    about as much as the rest of a parse; most calls use none of them."""
+
+    __slots__ = ("args", "compiled")
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.args, self.compiled = (pattern, flags), None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.compiled is None:
+            self.compiled = re.compile(*self.args)
+        return getattr(self.compiled, name)
+
+    def match(self, text: str, *args: Any) -> Any:
+        # argparse's negative-number pattern needs "-" and a digit or "." first
+        if self.args == _NEGATIVE and not (
+            text[:1] == "-" and (text[1:2] == "." or text[1:2].isdecimal())
+        ):
+            return None
+        return self.__getattr__("match")(text, *args)
+
+
+_NEGATIVE = (r"^-\d+$|^-\d*\.\d+$", 0)
+
+
+class _LazyRe:
+    """argparse's ``re`` during :func:`parse`: ``compile`` is :class:`_Lazy`."""
+
+    compile = _Lazy
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)
 
 
 def argv_text(text: str) -> str:
@@ -125,6 +161,35 @@ def _add_option(
     parser.add_argument(option.flag, dest=option.name, **kwargs)
 
 
+def _declared(name: str) -> Command:
+    """The one command a call runs, from its family module alone: importing the others,
+    and ``commands.py`` which joins them all, would cost every call (``commands.command``
+    is the same lookup for the library and the server)."""
+    family = FAMILY_OF[name]
+    if family == "consent":
+        from .commands_consent import FAMILY
+    elif family == "memory":
+        from .commands_memory import FAMILY
+    else:
+        from .commands_host import FAMILY
+    return next(c for c in FAMILY if c.name == name)
+
+
+class _TopParser(_Parser):
+    """The top-level parser. Its epilog lists every command with its help, which needs
+    every family's declarations: it is written only when the help is printed."""
+
+    def format_help(self) -> str:
+        from .commands import COMMANDS
+
+        lines = [f"  {name:<14} {declared.help}" for name, declared in COMMANDS.items()]
+        self.epilog = (
+            "commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
+            f"stdout; `{PROG} COMMAND --help` for its options."
+        )
+        return super().format_help()
+
+
 def build_parser() -> _Parser:
     """The top-level parser: global options, then the command and its arguments.
 
@@ -132,13 +197,10 @@ def build_parser() -> _Parser:
     :func:`build_command_parser`): building all fifteen costs more than the
     rest of a ``status`` call.
     """
-    lines = [f"  {name:<14} {command.help}" for name, command in COMMANDS.items()]
-    parser = _Parser(
+    parser = _TopParser(
         prog=PROG,
         allow_abbrev=False,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",
-        epilog="commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
-        f"stdout; `{PROG} COMMAND --help` for its options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -154,24 +216,24 @@ def build_parser() -> _Parser:
         help="json envelope (default) or tables",
     )
     parser.add_argument(
-        "command", metavar="COMMAND", choices=tuple(COMMANDS), help="one of the commands below"
+        "command", metavar="COMMAND", choices=NAMES, help="one of the commands below"
     )
     parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
 
 def build_command_parser(name: str, from_argv: bool = False) -> _Parser:
-    command = COMMANDS[name]
+    declared = _declared(name)
     p = _Parser(
         prog=f"{PROG} {name}",
-        description=command.help,
+        description=declared.help,
         epilog=EXAMPLES.get(name),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     p.command_name = name
     groups: dict[str, Any] = {}
-    for option in command.options:
+    for option in declared.options:
         if option.tool_only:
             continue  # the MCP server's (apply's delta as JSON data)
         target: Any = p
@@ -191,74 +253,16 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     # CPython ships none for argparse, so the answer is always the English text.
     # Skipping the search for the duration of the parse saves a twentieth of a
     # whole `status` call. The module global is restored before returning.
-    saved = argparse._
-    argparse._ = _untranslated
+    # Likewise argparse's regular expressions are compiled only when used (_Lazy).
+    saved, saved_re = argparse._, argparse._re  # type: ignore[attr-defined]
+    argparse._, argparse._re = _untranslated, _LazyRe()  # type: ignore[attr-defined]
     try:
         top = build_parser().parse_args(argv)
         ns = build_command_parser(top.command, from_argv).parse_args(top.arguments)
     finally:
-        argparse._ = saved
+        argparse._, argparse._re = saved, saved_re  # type: ignore[attr-defined]
     ns.command, ns.format, ns.data_dir = top.command, top.format, top.data_dir
     return ns
-
-
-def _read_limited(stream: Any) -> bytes:
-    # One byte past the limit is enough to know the input is too large.
-    return stream.read(policy.INPUT_BYTES_MAX + 1)
-
-
-def _apply_source(ns: argparse.Namespace) -> Callable[[], bytes | str]:
-    """apply's body, read only when the library asks (after the consent gate)."""
-
-    def load() -> bytes | str:
-        if ns.json is not None:
-            return ns.json
-        if ns.file is not None:
-            try:
-                with open(ns.file, "rb") as fh:
-                    return _read_limited(fh)
-            except OSError as exc:
-                raise MemoryStoreError(
-                    "INVALID_ARGUMENTS", f"cannot read --file: {exc.strerror}", {"option": "--file"}
-                ) from None
-        stdin = sys.stdin
-        if stdin is None or stdin.isatty():
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", "give the delta with --json, --file, or on standard input", {}
-            )
-        return _read_limited(stdin.buffer)
-
-    return load
-
-
-def _import_source(ns: argparse.Namespace) -> Callable[[], bytes]:
-    """import's document, read only when the library asks (after the consent gate)."""
-
-    def load() -> bytes:
-        if ns.file == "-":
-            if sys.stdin is None:  # file descriptor 0 closed
-                raise MemoryStoreError(
-                    "INVALID_ARGUMENTS",
-                    "standard input is closed: give the export document as FILE, or pipe it in",
-                    {"argument": "FILE"},
-                )
-            return sys.stdin.buffer.read(policy.IMPORT_BYTES_MAX + 1)
-        try:
-            with open(ns.file, "rb") as fh:
-                return fh.read(policy.IMPORT_BYTES_MAX + 1)
-        except OSError as exc:
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", f"cannot read FILE: {exc.strerror}", {"argument": "FILE"}
-            ) from None
-
-    return load
-
-
-# Inputs the command line reads on a command's behalf (files, standard input).
-_INPUTS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
-    "apply": lambda ns: {"payload": _apply_source(ns)},
-    "import": lambda ns: {"source": _import_source(ns)},
-}
 
 
 def _serve_mcp(store: Any) -> None:
@@ -282,14 +286,15 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     """The command's data; None when it served (``mcp``: stdout was the protocol's)."""
     from .store import MemoryStore
 
-    command = COMMANDS[ns.command]
+    declared = _declared(ns.command)
     args = dict(vars(ns))
-    reader = _INPUTS.get(ns.command)
-    if reader is not None:
-        args.update(reader(ns))
+    if ns.command in ("apply", "import"):  # input the command line reads on its behalf
+        from .cli_inputs import INPUTS
+
+        args.update(INPUTS[ns.command](ns))
     store = MemoryStore(ns.data_dir)
-    data = command.call(store, args)
-    if data is None and command.serves:
+    data = declared.call(store, args)
+    if data is None and declared.serves:
         _serve_mcp(store)
     return data
 
@@ -313,7 +318,7 @@ def _format_from_argv(argv: list[str]) -> str:
     for errors raised before argparse finished."""
     fmt = "json"
     for i, arg in enumerate(argv):
-        if arg in COMMANDS:
+        if arg in NAMES:
             break
         if arg == "--format" and i + 1 < len(argv):
             fmt = "table" if argv[i + 1] == "table" else "json"
@@ -331,7 +336,7 @@ def _emit(
             message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in error.message)
             _write(sys.stderr, f"memory-store: {error.code}: {message}")
         else:
-            from .render import table
+            from .tables import table
 
             _write(sys.stdout, table(command, data))
         return
@@ -379,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0
-    if error is None and data is None and command is not None and COMMANDS[command].serves:
+    if error is None and data is None and command is not None and _serves(command):
         return 0  # stdout was the server's wire: no envelope after it
     try:
         _emit(command, fmt, data, error)
@@ -390,6 +395,22 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     return status
+
+
+COMMANDS: dict[str, Command]  # commands.COMMANDS, read through __getattr__ below
+
+
+def _serves(name: str) -> bool:
+    return _declared(name).serves
+
+
+def __getattr__(name: str) -> Any:
+    # cli.COMMANDS, as before the families were imported on demand (commands.py).
+    if name == "COMMANDS":
+        from .commands import COMMANDS
+
+        return COMMANDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["COMMANDS", "__version__", "build_command_parser", "build_parser", "main"]

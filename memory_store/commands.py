@@ -5,43 +5,55 @@ Each family module (``commands_consent``, ``commands_memory``,
 this module joins them in the order the help lists them and says which a model
 may call as MCP tools. ``cli.py`` builds argparse from it, the server its
 tools, ``scripts/gen_cli_reference.py`` ``references/cli.md``.
-Importing this module must stay cheap: every assistant turn pays for it.
+Importing this module must stay cheap: every assistant turn pays for it. So a
+family is imported only when one of its commands is asked for: a command-line
+call needs only its own command (``cli.py`` finds it from ``registry.FAMILY_OF``
+without this module) and only ``--help``, the server and the reference read
+:data:`COMMANDS`, all of them (built on first use).
 """
 
 from __future__ import annotations
 
-from . import commands_consent, commands_host, commands_memory
-from .registry import Command, Option, Tool
+from .registry import FAMILY_OF, NAMES, Command, Option, Tool
 
-__all__ = ["COMMANDS", "TOOLS", "Command", "Option", "Tool"]
+__all__ = ["COMMANDS", "NAMES", "TOOLS", "Command", "Option", "Tool", "command"]
 
-_ORDER = [
-    "status",
-    "enable",
-    "pause",
-    "resume",
-    "apply",
-    "undo",
-    "log",
-    "show",
-    "context",
-    "search",
-    "tidy",
-    "forget",
-    "forget-object",
-    "revoke",
-    "clear",
-    "export",
-    "import",
-    "review",
-    "mcp",
-    "skill",
-    "doctor",
-]
-_ALL = {
-    c.name: c for c in (*commands_consent.FAMILY, *commands_memory.FAMILY, *commands_host.FAMILY)
-}
-COMMANDS: dict[str, Command] = {name: _ALL[name] for name in _ORDER}
+COMMANDS: dict[str, Command]  # every command by name, in NAMES' order: see __getattr__
+
+
+def _family(family: str) -> tuple[Command, ...]:
+    if family == "consent":
+        from . import commands_consent as module
+    elif family == "memory":
+        from . import commands_memory as module
+    else:
+        from . import commands_host as module
+    return module.FAMILY
+
+
+def command(name: str) -> Command:
+    """One command's declaration, importing only its family (KeyError for an unknown name)."""
+    for found in _family(FAMILY_OF[name]):
+        if found.name == name:
+            found.tool = TOOLS.get(name)
+            return found
+    raise KeyError(name)
+
+
+def _all() -> dict[str, Command]:
+    declared = {c.name: c for f in ("consent", "memory", "host") for c in _family(f)}
+    if set(declared) != set(NAMES):
+        raise RuntimeError(f"commands declared and listed differ: {set(declared) ^ set(NAMES)}")
+    return {name: command(name) for name in NAMES}
+
+
+def __getattr__(name: str) -> dict[str, Command]:
+    # COMMANDS, built on first use (PEP 562) and kept as an ordinary global after.
+    if name == "COMMANDS":
+        commands = globals()["COMMANDS"] = _all()
+        return commands
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # The MCP tools (server.py): the commands a model may call, and the ones the person
 # confirms in their client. export, import, review, doctor, mcp and skill are not tools.
@@ -88,5 +100,3 @@ TOOLS: dict[str, Tool] = {
         confirm=True,
     ),
 }
-for _name, _tool in TOOLS.items():
-    COMMANDS[_name].tool = _tool

@@ -15,6 +15,7 @@ from . import policy, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .session import Session
@@ -120,12 +121,12 @@ def context(
         result["subject_known"] = any(r["scope"] != "user" for r in found)
     dated = _dated(current)
     if query is not None:
-        from . import timeline
+        from .relevance import about_time as asks_about_time
 
-        about_time = timeline.about_time(query)
+        about_time = asks_about_time(query)
         # The past of the rows this call may recall: without a subject, the profile's only.
         mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
-        past = timeline.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
+        past = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
         weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
         ranked, _ = by_relevance(
             query, subject_id, label, candidates, ranked, past, about_time, weight
@@ -134,8 +135,8 @@ def context(
             dated |= {r["id"] for r in ranked}
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
-    memories = [compact(r, subject_id, dated) for r in ranked]
-    result.update(roster_fit(result, memories, max_chars))
+    # compacted only as far as the budget reaches (fit)
+    result.update(roster_fit(result, ranked, max_chars, lambda r: compact(r, subject_id, dated)))
     return result
 
 
@@ -171,18 +172,19 @@ def _dated(current: list[dict[str, Any]]) -> set[str]:
         if r["scope"] in ("relationship", "hypothesis") or r["past"] is not None
     }
     if len(current) > 1:
-        from . import timeline
-
-        out |= timeline.with_siblings(current)
+        out |= rows.with_siblings(current)
     return out
 
 
 def roster_fit(
-    result: dict[str, Any], memories: list[dict[str, Any]], max_chars: int
+    result: dict[str, Any],
+    memories: list[dict[str, Any]],
+    max_chars: int,
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The budget: memories first; without a subject the roster counts against it too,
     trimmed least recently updated first (it is ordered most recent first)."""
-    kept, omitted = fit(memories, max_chars)
+    kept, omitted = fit(memories, max_chars, convert)
     out: dict[str, Any] = {"memories": kept}
     if "roster" in result:
         spent = len(_JSON.encode(kept))
@@ -317,12 +319,12 @@ def search(
     """The rows a question matches, across subjects (or one subject or scope), best first;
     past values among them, marked with ``until`` (contract §20)."""
     session.gate(session.settings())
-    from . import timeline
+    from .relevance import about_time as asks_about_time
 
     found = [] if session.blank else _select(session, subject_id, scope)
     current = [r for r in found if r["value"] != ""]
-    past = timeline.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
-    about_time = timeline.about_time(query)
+    past = rows.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+    about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)[:limit]
     dated = _dated(current) | ({r["id"] for r in ranked} if about_time else set())
     hits = [compact(r, None, dated) for r in ranked]
@@ -372,7 +374,11 @@ def _key_length(key: str) -> int:
     return length
 
 
-def fit(memories: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, Any]], int]:
+def fit(
+    memories: list[dict[str, Any]],
+    max_chars: int,
+    convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """The longest prefix of ``memories`` whose ``json.dumps`` fits in ``max_chars``.
 
     The length of a list's JSON is 2 + the items' lengths + 2 per separator, so
@@ -380,8 +386,11 @@ def fit(memories: list[dict[str, Any]], max_chars: int) -> tuple[list[dict[str, 
     spent.
     """
     total = 2  # "[]"
-    for keep, memory in enumerate(memories):
-        total += _json_len(memory) + (2 if keep else 0)
+    kept: list[dict[str, Any]] = []
+    # With ``convert`` (``compact``), each item in its returned form, made while it fits.
+    for memory in memories if convert is None else map(convert, memories):
+        total += _json_len(memory) + (2 if kept else 0)
         if total > max_chars:
-            return memories[:keep], len(memories) - keep
-    return memories, 0
+            break
+        kept.append(memory)
+    return kept, len(memories) - len(kept)

@@ -209,6 +209,34 @@ class Tool:
         self.confirm = confirm
 
 
+# Each command, in the order the help lists them, and the family module declaring it
+# (commands_<family>.py): the command line imports only the one it runs.
+FAMILY_OF = {
+    "status": "consent",
+    "enable": "consent",
+    "pause": "consent",
+    "resume": "consent",
+    "apply": "memory",
+    "undo": "memory",
+    "log": "memory",
+    "show": "memory",
+    "context": "memory",
+    "search": "memory",
+    "tidy": "memory",
+    "forget": "consent",
+    "forget-object": "consent",
+    "revoke": "consent",
+    "clear": "consent",
+    "export": "host",
+    "import": "host",
+    "review": "host",
+    "mcp": "host",
+    "skill": "host",
+    "doctor": "host",
+}
+NAMES: tuple[str, ...] = tuple(FAMILY_OF)
+
+
 CONFIRM = Option("confirm", "flag", "the user has explicitly agreed", cli_only=True)
 
 # Worked examples, shown under a command's --help and in references/cli.md; each

@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from itertools import accumulate, repeat
 
-from . import terms
+from . import policy, terms
 from .errors import ArgumentRuleError
 from .policy import QUERY_CHARS_MAX
 from .rows import forbidden_char
@@ -125,6 +125,7 @@ class _Rows:
         self.terms: dict[str, dict[int, int]] = {}
         self.groups: dict[tuple[int, int, bool], dict[int, int]] = {}
         self._lengths: list[int] | None = None
+        self._not_fields: tuple[list[int], list[str]] | None = None
 
     @classmethod
     def fold(cls, whole: str, n: int) -> _Rows:
@@ -215,7 +216,9 @@ class _Rows:
         whole = self.whole
         total = whole.count(term)
         if total > 8:
-            counts = {i: c for i, c in enumerate(map(str.count, self.texts, repeat(term))) if c}
+            at, texts = self.not_fields() if not term.isascii() else (None, self.texts)
+            found = enumerate(map(str.count, texts, repeat(term)))
+            counts = {at[i] if at else i: c for i, c in found if c}
         else:
             counts = {}
             at = whole.find(term) if total else -1
@@ -225,6 +228,17 @@ class _Rows:
                 at = whole.find(term, at + len(term))
         self.terms[term] = counts
         return counts
+
+    def not_fields(self) -> tuple[list[int], list[str]]:
+        """The texts other than field names, with their positions: a term that is not ASCII
+        is never in a field name (they are ASCII), so it is counted in half the texts."""
+        if self._not_fields is None:
+            n, texts = self.n, self.texts
+            keep = list(range(len(texts)))
+            if "".join(texts[n : 2 * n]).isascii():
+                del keep[n : 2 * n]
+            self._not_fields = (keep, [texts[i] for i in keep])
+        return self._not_fields
 
     def rows_naming(self, concept: tuple[int, int], siblings: bool) -> dict[int, int]:
         """Row -> 1 for the rows that name a concept of the question: in their
@@ -371,6 +385,27 @@ def forget() -> None:
     """Drop the last call's folded row texts: a deletion must not leave a copy of what it
     deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
+
+
+# ---------------------------------------------------------------- time
+
+
+def about_time(query: str) -> bool:
+    """Whether a question is about the past or about time (the cue lists of policy.py)."""
+    if any(cue in query for cue in _ZH_CUES):
+        return True
+    words = terms.fold_text(query)[1]
+    return any(terms.stem_of(w) in _en_cues() for w in words)
+
+
+_ZH_CUES = policy.TIME_CUES_ZH.split()
+_EN_CUES: set[str] = set()
+
+
+def _en_cues() -> set[str]:
+    if not _EN_CUES:
+        _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
+    return _EN_CUES
 
 
 __all__ = ["QUERY_CHARS_MAX", "check_query", "forget", "score_rows"]

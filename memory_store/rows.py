@@ -128,3 +128,63 @@ def insert(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
 
 def delete(conn: sqlite3.Connection, memory_id: str) -> None:
     conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+
+# ---------------------------------------------------------------- time, as reads need it
+# (contract §20; the write side is timeline.py)
+
+_CONCEPT_OF_WORD = {
+    word: concept for concept, words in policy.FIELD_CONCEPTS.items() for word in words
+}
+
+
+def concepts_of(field: str) -> frozenset[str]:
+    """The concepts a field name names, from its words: ``lives_in`` -> {place}."""
+    known = _CONCEPTS.get(field)
+    if known is None:
+        found = {_CONCEPT_OF_WORD[w] for w in field.split("_") if w in _CONCEPT_OF_WORD}
+        if field in _CONCEPT_OF_WORD:
+            found.add(_CONCEPT_OF_WORD[field])
+        known = _CONCEPTS[field] = frozenset(found)
+    return known
+
+
+_CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
+
+
+def same_concept(a: str, b: str) -> bool:
+    return a != b and bool(concepts_of(a) & concepts_of(b))
+
+
+def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every past value of ``found`` as a row of its own: the row's id, scope, subject and
+    field, the past value with its ``since`` and ``until`` (the newest first)."""
+    out = []
+    for row in found:
+        if not row["past"]:
+            continue
+        for p in reversed(past_of(row)):
+            out.append(
+                {
+                    **row,
+                    "value": p["value"],
+                    "since": p["since"],
+                    "until": p["until"],
+                    "source_type": p["source_type"],
+                    "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
+                    "occurred_at": None,
+                    "pinned": 0,
+                }
+            )
+    return out
+
+
+def with_siblings(current: list[dict[str, Any]]) -> set[str]:
+    """Ids of current rows that share a concept with another current row of their scope
+    and subject (two rows that may both claim to be true)."""
+    seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in current:
+        if row["scope"] in policy.HISTORY_SCOPES:
+            for concept in concepts_of(row["field"]):
+                seen.setdefault((row["scope"], row["subject_id"], concept), []).append(row)
+    return {r["id"] for group in seen.values() if len(group) > 1 for r in group}

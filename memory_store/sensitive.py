@@ -1,7 +1,11 @@
 """Sensitive-content detectors: field names and the text of values (contract §6, §17).
 
 Imported only by validation.py on the write path; the read paths never pay for
-compiling these patterns.
+compiling these patterns. Even there a pattern is compiled only when a text could
+match it (``re`` keeps it in its cache): compiling them all cost an ``apply`` a
+fifth of the interpreter's start, and most values hold no number, no "@" and
+none of the key prefixes. Each test before a pattern is a condition every match
+needs, so the answers are the same as running every pattern.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ def _normalize(text: str) -> str:
     return text.translate(_DASHES)
 
 
-_URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@")
+_URL_CREDENTIALS = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@"
 
 # "@" and a bracketed "(at)" are unambiguous; the bare word " at " is not ("meet
 # at noon", "bought it at taobao.com"): see _spelled_email. Bracketed "(at)" and
@@ -70,16 +74,16 @@ _URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*
 # local part once, which keeps the search linear.
 _LOCAL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++"
 _DOMAIN = r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
-_EMAIL = re.compile(rf"{_LOCAL} ?@ ?{_DOMAIN}")
-_SPELLED_EMAIL = re.compile(rf"({_LOCAL})\s+[Aa][Tt]\s+{_DOMAIN}")
-_BRACKETED = re.compile(r"\s*[(\[{<]\s*([Aa][Tt]|[Dd][Oo][Tt])\s*[)\]}>]\s*|\s+([Dd][Oo][Tt])\s+")
+_EMAIL = rf"{_LOCAL} ?@ ?{_DOMAIN}"
+_SPELLED_EMAIL = rf"({_LOCAL})\s+[Aa][Tt]\s+{_DOMAIN}"
+_BRACKETED = r"\s*[(\[{<]\s*([Aa][Tt]|[Dd][Oo][Tt])\s*[)\]}>]\s*|\s+([Dd][Oo][Tt])\s+"
 
 
 def _unbracket(text: str) -> str:
     """ "(at)", "[at]", "{at}", "<at>", "【at】" as "@"; the same forms of "dot", and " dot ", as "."."""
     if "【" in text:
         text = text.replace("【", "[").replace("】", "]")
-    return _BRACKETED.sub(lambda m: "@" if (m.group(1) or "").lower() == "at" else ".", text)
+    return re.sub(_BRACKETED, lambda m: "@" if (m.group(1) or "").lower() == "at" else ".", text)
 
 
 def _has_email(text: str) -> bool:
@@ -87,20 +91,20 @@ def _has_email(text: str) -> bool:
     if "@" not in text and "at" not in text.lower():
         return False
     text = _unbracket(text)
-    return bool(_EMAIL.search(text)) or _spelled_email(text)
+    return bool(re.search(_EMAIL, text)) or _spelled_email(text)
 
 
 def _spelled_email(text: str) -> bool:
     # "john.doe at example.com", but neither "bought it at taobao.com" (a plain
     # word before "at") nor "Mr.Li at Starbucks.Then we…" (no lower-case TLD).
-    for m in _SPELLED_EMAIL.finditer(text):
+    for m in re.finditer(_SPELLED_EMAIL, text):
         local, tld = m.group(1), re.split("[^A-Za-z]", m.group())[-1]
         if re.search("[A-Za-z]", local) and re.search("[._%+0-9-]", local) and tld.islower():
             return True
     return False
 
 
-_API_KEYS = re.compile(
+_API_KEYS = (
     r"(?<![A-Za-z0-9])(?:"
     r"sk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{16,}"
     r"|gh[pousr]_[A-Za-z0-9]{20,}"
@@ -111,31 +115,32 @@ _API_KEYS = re.compile(
     r"|glpat-[A-Za-z0-9_-]{20,}"
     r")"
 )
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}(?![A-Za-z0-9+/=_-])")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
+# Every key above begins with one of these ("gh" covers ghp_, gho_…).
+_API_KEY_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "ASIA", "xox", "AIza", "glpat-")
+_LONG_TOKEN = r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}(?![A-Za-z0-9+/=_-])"
+_IBAN = r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}(?![A-Za-z0-9])"
 
 # A run: digit groups joined by single spaces, dots or dashes, perhaps after "+"
 # or a bracketed area code, perhaps ending in the X of an ID number. A group
 # glued to a letter ("26T19", "12A") is left out, and so is a time ("11:34").
-_RUN = re.compile(
+_RUN = (
     r"(?<![0-9A-Za-z])(?<![0-9]:)(\+)?(?:\(([0-9]{2,4})\) ?)?"
     r"([0-9]+(?:[ .-][0-9]+)*)([Xx](?![0-9A-Za-z]))?(?![0-9A-Za-z]|:[0-9])"
 )
 # A date ends a run, so that "2026-04-26 2026-05-03" holds no number at all.
-_DATE = re.compile(
+_DATE = (
     r"(?<![0-9])(?<![0-9][-./])(?:18|19|20)[0-9]{2}([-./])(?:0?[1-9]|1[0-2])\1"
     r"(?:0?[1-9]|[12][0-9]|3[01])(?![-./]?[0-9])"
 )
-_HHMM = re.compile(r"(?:[01][0-9]|2[0-3])[0-5][0-9]")
+_HHMM = r"(?:[01][0-9]|2[0-3])[0-5][0-9]"
 # Units of amounts and measures. 分 (分机), 年 (年底), 千 (千万)… are left out:
 # they also begin ordinary words that may follow a phone number.
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = (
     r" ?(?:元|块|円|¥|\$|€|£|%|°|米|厘米|公斤|斤|克"
-    r"|(?:cm|mm|km|kg|lbs?|yuan|rmb|usd|eur|dollars?|euros?|pounds?)(?![A-Za-z]))",
-    re.IGNORECASE,
+    r"|(?:cm|mm|km|kg|lbs?|yuan|rmb|usd|eur|dollars?|euros?|pounds?)(?![A-Za-z]))"
 )
-_UNIT_BEFORE = re.compile(r"(?:[¥$€£]|rmb|usd|eur) ?$", re.IGNORECASE)
-_PRC_ID = re.compile(
+_UNIT_BEFORE = r"(?:[¥$€£]|rmb|usd|eur) ?$"
+_PRC_ID = (
     r"[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9X]"
 )
 _PRC_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
@@ -157,16 +162,19 @@ def _is_list(groups: list[str], text: str, start: int, end: int) -> bool:
     years = sum(1 for g in groups if g.isdigit() and 1900 <= int(g) <= 2099)
     return (
         (years >= 2 and all(len(g) == 4 for g in groups))  # 2019 2021 2023
-        or (len(groups) >= 3 and all(_HHMM.fullmatch(g) for g in groups))  # 0930 1130 1400
+        or (len(groups) >= 3 and all(re.fullmatch(_HHMM, g) for g in groups))  # 0930 1130 1400
         or (len(groups) >= 4 and all(g.endswith("0") for g in groups))  # 1200 1500 1800 2000
-        or bool(_UNIT_AFTER.match(text, end) or _UNIT_BEFORE.search(text, 0, start))
+        or bool(
+            re.compile(_UNIT_AFTER, re.IGNORECASE).match(text, end)
+            or re.compile(_UNIT_BEFORE, re.IGNORECASE).search(text, 0, start)
+        )
     )
 
 
 def _windows(text: str) -> list[_Window]:
     found: list[_Window] = []
-    text = _DATE.sub(";", text)
-    for m in _RUN.finditer(text):
+    text = re.sub(_DATE, ";", text)
+    for m in re.finditer(_RUN, text):
         plus, area, body, x = m.groups()
         parts = re.split("([ .-])", body)
         groups, seps = ([area] if area else []) + parts[::2], ([" "] if area else []) + parts[1::2]
@@ -259,7 +267,7 @@ def _is_prc_id(w: _Window) -> bool:
     n, s = w.lengths, w.digits
     if w.plus or w.bracketed or not (min(n[:-1], default=3) >= 3 or set(n) == {1}):
         return False
-    if not _PRC_ID.fullmatch(s):
+    if not re.fullmatch(_PRC_ID, s):
         return False
     return (
         _PRC_CHECK[sum(int(c) * k for c, k in zip(s[:17], _PRC_WEIGHTS, strict=True)) % 11] == s[17]
@@ -279,7 +287,9 @@ def _iban_valid(candidate: str) -> bool:
 
 
 def _has_iban(text: str) -> bool:
-    for m in _IBAN.finditer(text):
+    if len(text) < 15 or text.lower() == text:  # at least 15 characters, two capitals first
+        return False
+    for m in re.finditer(_IBAN, text):
         candidate = m.group()
         # The pattern may have taken a following group too ("… 32 2026").
         while candidate:
@@ -306,22 +316,35 @@ def _long_token_is_secret(token: str) -> bool:
     return entropy >= 3.5
 
 
+# The fewest digits a number detector takes (an E.164 phone number: 8).
+_NUMBER_DIGITS_MIN = 8
+
+
+def _has_key_prefix(text: str) -> bool:
+    return any(prefix in text for prefix in _API_KEY_PREFIXES)
+
+
 _TEXT_DETECTORS: tuple[tuple[str, Callable[[str, list[_Window]], bool]], ...] = (
-    ("url_credentials", lambda t, ws: bool(_URL_CREDENTIALS.search(t))),
+    ("url_credentials", lambda t, ws: "://" in t and bool(re.search(_URL_CREDENTIALS, t))),
     ("email", lambda t, ws: _has_email(t)),
-    ("api_key", lambda t, ws: bool(_API_KEYS.search(t))),
+    ("api_key", lambda t, ws: _has_key_prefix(t) and bool(re.search(_API_KEYS, t))),
     ("prc_id", lambda t, ws: any(_is_prc_id(w) for w in ws)),
     ("iban", lambda t, ws: _has_iban(t)),
     ("payment_card", lambda t, ws: any(_is_card(w) for w in ws)),
     ("phone", lambda t, ws: any(_is_phone(w) for w in ws)),
-    ("api_key", lambda t, ws: any(map(_long_token_is_secret, _LONG_TOKEN.findall(t)))),
+    (
+        "api_key",
+        lambda t, ws: len(t) >= 32 and any(map(_long_token_is_secret, re.findall(_LONG_TOKEN, t))),
+    ),
 )
 
 
 def sensitive_text(text: str) -> str | None:
     """The name of the first detector that matches ``text``, or None."""
     text = _normalize(text)
-    windows = _windows(text)
+    # _normalize leaves only ASCII digits, and a number is made of them.
+    few = sum(map(text.count, "0123456789")) < _NUMBER_DIGITS_MIN
+    windows = [] if few else _windows(text)
     for name, detect in _TEXT_DETECTORS:
         if detect(text, windows):
             return name

@@ -53,6 +53,12 @@ def not_a_memory_store() -> MemoryStoreError:
     return error("STORE_CORRUPT", "the file holds a database that is not a memory store")
 
 
+_HOLDS = (
+    "SELECT 1 FROM memories WHERE subject_id = ? "
+    "UNION ALL SELECT 1 FROM operation_rows WHERE subject_id = ? LIMIT 1"
+)
+
+
 def _setting_value(value: Any) -> str | None:
     if isinstance(value, bool):
         return "1" if value else "0"
@@ -218,6 +224,10 @@ class Session:
         found = rows.select(self.conn, where, params)
         self._rows = (key, found)
         return found
+
+    def holds_subject(self, code: str) -> bool:
+        """Whether a subject code has a live row or an undo snapshot (``subjects``)."""
+        return not self.blank and self.conn.execute(_HOLDS, (code, code)).fetchone() is not None
 
     # -------------------------------------------------------------- settings
 

@@ -299,6 +299,8 @@ def _subject(session: Session, given: str | None, gated: bool = False) -> str | 
         return None
     if gated:
         session.gate(session.settings())
+    if given == policy.USER_SUBJECT or session.holds_subject(given):
+        return given  # a code (the usual case): no label to look up, subjects.py not needed
     from .subjects import resolve
 
     return resolve(session, given)

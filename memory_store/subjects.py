@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 
     from .session import Session
 
-_KNOWN = (
-    "SELECT 1 FROM memories WHERE subject_id = ? "
-    "UNION ALL SELECT 1 FROM operation_rows WHERE subject_id = ? LIMIT 1"
-)
 _BY_LABEL = (
     "SELECT DISTINCT subject_id FROM memories "
     "WHERE scope = 'object' AND field = 'display_label' AND value = ? ORDER BY subject_id"
@@ -58,9 +54,9 @@ def _lookup(session: Session, given: str) -> tuple[str, bool]:
     """(the code, whether that subject has a live row or an undo snapshot)."""
     if session.blank:
         return given, False
-    conn = session.conn
-    if conn.execute(_KNOWN, (given, given)).fetchone() is not None:
+    if session.holds_subject(given):
         return given, True
+    conn = session.conn
     if given == policy.USER_SUBJECT:
         return given, False  # the user's profile is never found by a label
     found = [r[0] for r in conn.execute(_BY_LABEL, (given.strip(),))]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from . import policy, rows, timeline
+from . import policy, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _same_concept(
     current = [r for r in found if rows.is_current(r) and r["scope"] in policy.HISTORY_SCOPES]
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for r in current:
-        for concept in sorted(timeline.concepts_of(r["field"])):
+        for concept in sorted(rows.concepts_of(r["field"])):
             groups.setdefault((r["scope"], r["subject_id"], concept), []).append(r)
     ended: set[str] = set()
     for (_, subject, concept), group in groups.items():

@@ -4,7 +4,9 @@ A row's history lives in the row itself (``since``, ``past`` as JSON, ``pinned``
 so everything that already follows a row follows its history too: the
 operation snapshots (undo restores a row and its past exactly), ``show``,
 export, and physical erasure, which removes the row and with it every past
-value. Imported only by the write paths.
+value. Imported only by the write paths; what the read paths need of time (concepts,
+past values as rows, siblings) is in ``rows.py``, whether a question is about time in
+``relevance.py``: ``context`` pays for neither this module nor the write side.
 """
 
 from __future__ import annotations
@@ -18,28 +20,6 @@ TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot 
 if TYPE_CHECKING:
     import sqlite3
     from typing import Any
-
-_CONCEPT_OF_WORD = {
-    word: concept for concept, words in policy.FIELD_CONCEPTS.items() for word in words
-}
-
-
-def concepts_of(field: str) -> frozenset[str]:
-    """The concepts a field name names, from its words: ``lives_in`` -> {place}."""
-    known = _CONCEPTS.get(field)
-    if known is None:
-        found = {_CONCEPT_OF_WORD[w] for w in field.split("_") if w in _CONCEPT_OF_WORD}
-        if field in _CONCEPT_OF_WORD:
-            found.add(_CONCEPT_OF_WORD[field])
-        known = _CONCEPTS[field] = frozenset(found)
-    return known
-
-
-_CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
-
-
-def same_concept(a: str, b: str) -> bool:
-    return a != b and bool(concepts_of(a) & concepts_of(b))
 
 
 def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> str:
@@ -94,7 +74,7 @@ def ended(row: dict[str, Any], until: str, now: str, seq: int) -> dict[str, Any]
 
 def related(conn: sqlite3.Connection, row: dict[str, Any], skip: set[str]) -> list[dict[str, Any]]:
     """The other current rows of the row's scope and subject that hold the same concept."""
-    if row["scope"] not in policy.HISTORY_SCOPES or not concepts_of(row["field"]):
+    if row["scope"] not in policy.HISTORY_SCOPES or not rows.concepts_of(row["field"]):
         return []
     others = rows.select(
         conn,
@@ -104,7 +84,7 @@ def related(conn: sqlite3.Connection, row: dict[str, Any], skip: set[str]) -> li
     return [
         {"id": o["id"], "field": o["field"], "value": o["value"], "since": o["since"]}
         for o in others
-        if o["id"] not in skip and same_concept(o["field"], row["field"])
+        if o["id"] not in skip and rows.same_concept(o["field"], row["field"])
     ]
 
 
@@ -204,62 +184,3 @@ def trim_store_past(
         conn.execute("UPDATE memories SET past = ? WHERE id = ?", (past, row["id"]))
         entry = touched.setdefault(row["id"], {"id": row["id"], "before": row, "after": row})
         entry["after"] = {**entry["after"], "past": past}
-
-
-# ---------------------------------------------------------------- the read side
-
-
-def about_time(query: str) -> bool:
-    """Whether a question is about the past or about time (the cue lists of policy.py)."""
-    from . import terms
-
-    if any(cue in query for cue in _ZH_CUES):
-        return True
-    words = terms.fold_text(query)[1]
-    return any(terms.stem_of(w) in _en_cues() for w in words)
-
-
-_ZH_CUES = policy.TIME_CUES_ZH.split()
-_EN_CUES: set[str] = set()
-
-
-def _en_cues() -> set[str]:
-    if not _EN_CUES:
-        from . import terms
-
-        _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
-    return _EN_CUES
-
-
-def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every past value of ``found`` as a row of its own: the row's id, scope, subject and
-    field, the past value with its ``since`` and ``until`` (the newest first)."""
-    out = []
-    for row in found:
-        if not row["past"]:
-            continue
-        for p in reversed(rows.past_of(row)):
-            out.append(
-                {
-                    **row,
-                    "value": p["value"],
-                    "since": p["since"],
-                    "until": p["until"],
-                    "source_type": p["source_type"],
-                    "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
-                    "occurred_at": None,
-                    "pinned": 0,
-                }
-            )
-    return out
-
-
-def with_siblings(current: list[dict[str, Any]]) -> set[str]:
-    """Ids of current rows that share a concept with another current row of their scope
-    and subject (two rows that may both claim to be true)."""
-    seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for row in current:
-        if row["scope"] in policy.HISTORY_SCOPES:
-            for concept in concepts_of(row["field"]):
-                seen.setdefault((row["scope"], row["subject_id"], concept), []).append(row)
-    return {r["id"] for group in seen.values() if len(group) > 1 for r in group}

@@ -102,3 +102,43 @@ def test_platformdirs_only_without_an_explicit_directory(populated: Path, monkey
     modules = loaded_modules("status")
     assert "platformdirs" in modules
     ok("status")  # the platformdirs path still answers with an envelope
+
+
+@pytest.mark.parametrize(
+    ("args", "family"),
+    [
+        (["status"], "memory_store.commands_consent"),
+        (["context", "--subject-id", "obj-a"], "memory_store.commands_memory"),
+        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands_memory"),
+    ],
+)
+def test_a_call_imports_only_its_own_commands_family(
+    populated: Path, args: list[str], family: str
+) -> None:
+    # nor commands.py, which joins every family (for --help, the server and the docs)
+    families = {m for m in loaded_modules(*args) if m.startswith("memory_store.commands")}
+    assert families == {family}
+
+
+def test_each_command_is_found_in_the_family_the_registry_names() -> None:
+    from memory_store import commands
+
+    assert tuple(commands.COMMANDS) == commands.NAMES
+    for name in commands.NAMES:
+        assert commands.command(name) is commands.COMMANDS[name]
+        assert commands.COMMANDS[name].tool is commands.TOOLS.get(name)
+
+
+def test_the_parse_leaves_argparse_as_found_and_still_knows_a_negative_number() -> None:
+    # cli.parse compiles argparse's patterns only when used (cli._Lazy): a value that
+    # is a negative number must still be taken as a value, not as an unknown option.
+    import argparse
+
+    from memory_store import cli
+
+    before = (argparse._, argparse._re)
+    assert cli.parse(["search", "--query", "-2.5"]).query == "-2.5"
+    assert cli.parse(["search", "--query", "-7"]).query == "-7"
+    with pytest.raises(cli._ArgumentError, match="expected one argument"):
+        cli.parse(["search", "--query", "-x"])
+    assert (argparse._, argparse._re) == before
