@@ -89,22 +89,26 @@ def context(
     subject_id: str | None = None,
     max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT,
     query: str | None = None,
+    resolve: Callable[[Session, str], str] | None = None,
 ) -> dict[str, Any]:
     """What matters for one subject (or the profile and a roster), within ``max_chars``.
 
     With ``query``: the subject's display label first, then every candidate the
     query matches (all of the subject's events among them, and the past values
     of its rows: contract §20), best first, then the rest in release 1's order.
-    Only current values are candidates without a query.
+    Only current values are candidates without a query. ``resolve`` turns a subject
+    that no row names into the subject it means (a display label, §22), after the gate.
     """
     session.gate(session.settings())
-    if session.blank:
-        found = []
-    elif subject_id is None:
-        found = session.read_rows()
-    else:
-        found = session.read_rows(" WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
-    current = [r for r in found if r["value"] != ""]  # an ended row has no current value
+    found = _rows_of(session, subject_id)
+    unnamed = subject_id not in (None, policy.USER_SUBJECT) and not any(
+        r["subject_id"] == subject_id for r in found
+    )
+    if resolve is not None and unnamed:
+        named = resolve(session, subject_id)  # type: ignore[arg-type]
+        if named != subject_id:
+            subject_id, found = named, _rows_of(session, named)
+    current, dated, history = _derived(found, subject_id)
     user_rows = _newest([r for r in current if r["scope"] == "user"])
     result: dict[str, Any] = {"subject_id": subject_id}
     candidates, label = user_rows, []
@@ -119,20 +123,18 @@ def context(
         candidates += [r for r in mine if r["scope"] == "event"]  # all of them, not only 8
         label = [r for r in ranked[:1] if r["scope"] == "object" and r["field"] == "display_label"]
         result["subject_known"] = any(r["scope"] != "user" for r in found)
-    dated = _dated(current)
     if query is not None:
         from .relevance import about_time as asks_about_time
+        from .terms import fold_text
 
-        about_time = asks_about_time(query)
-        # The past of the rows this call may recall: without a subject, the profile's only.
-        mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
-        past = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
-        weight = 1.0 if speaks_of_user(query, label) else USER_ROW_WEIGHT
+        words = fold_text(query)[1]
+        about_time = asks_about_time(query, words)
+        weight = 1.0 if speaks_of_user(query, label, words) else USER_ROW_WEIGHT
         ranked, _ = by_relevance(
-            query, subject_id, label, candidates, ranked, past, about_time, weight
+            query, subject_id, label, candidates, ranked, history, about_time, weight
         )
         if about_time:  # a question about time: every row it returns carries its date
-            dated |= {r["id"] for r in ranked}
+            dated = dated | {r["id"] for r in ranked}
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
     # compacted only as far as the budget reaches (fit)
@@ -144,15 +146,12 @@ _FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
 _NAME_ENDS = " (（,，:：-—"
 
 
-def speaks_of_user(query: str, label: list[dict[str, Any]]) -> bool:
+def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
     """Whether a question about a person is in the first person singular ("what do I do
     now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
-    about the user, whose profile rows count in full."""
-    from . import terms
-
-    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(
-        terms.fold_text(query)[1]
-    )
+    about the user, whose profile rows count in full. ``words``: the question's folded
+    words (``terms.fold_text``)."""
+    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
     if not first or not label:
         return first
     name = label[0]["value"].strip()
@@ -161,6 +160,40 @@ def speaks_of_user(query: str, label: list[dict[str, Any]]) -> bool:
             name = name[:i]
             break
     return not name or name.lower() not in query.lower()
+
+
+def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
+    if session.blank:
+        return []
+    if subject_id is None:
+        return session.read_rows()
+    return session.read_rows(" WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
+
+
+# What one call derives from the rows it read: the current rows, the ids whose since is
+# shown, the past values as rows. A held session (the MCP server) hands back the very
+# same list while the database is unchanged, and a host asks about one person turn after
+# turn; one entry, dropped with the rows' text when a deletion is erased (``forget``).
+_DERIVED: list[Any] = []
+
+
+def _derived(
+    found: list[dict[str, Any]], subject_id: str | None
+) -> tuple[list[dict[str, Any]], set[str], list[dict[str, Any]]]:
+    if _DERIVED and _DERIVED[0] is found and _DERIVED[1] == subject_id:
+        return _DERIVED[2]
+    current = [r for r in found if r["value"] != ""]  # an ended row has no current value
+    # The past of the rows this call may recall: without a subject, the profile's only.
+    mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
+    history = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
+    derived = (current, _dated(current), history)
+    _DERIVED[:] = [found, subject_id, derived]
+    return derived
+
+
+def forget() -> None:
+    """Drop what the last call derived (past values are text): see ``_DERIVED``."""
+    _DERIVED.clear()
 
 
 def _dated(current: list[dict[str, Any]]) -> set[str]:

@@ -390,11 +390,13 @@ def forget() -> None:
 # ---------------------------------------------------------------- time
 
 
-def about_time(query: str) -> bool:
-    """Whether a question is about the past or about time (the cue lists of policy.py)."""
+def about_time(query: str, words: list[str] | None = None) -> bool:
+    """Whether a question is about the past or about time (the cue lists of policy.py);
+    ``words``: its folded words, when the caller has them."""
     if any(cue in query for cue in _ZH_CUES):
         return True
-    words = terms.fold_text(query)[1]
+    if words is None:
+        words = terms.fold_text(query)[1]
     return any(terms.stem_of(w) in _en_cues() for w in words)
 
 

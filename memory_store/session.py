@@ -338,9 +338,10 @@ def _forget_cached_text() -> None:
     must not keep a deleted value there (imported only if a query was ranked)."""
     import sys
 
-    relevance = sys.modules.get("memory_store.relevance")
-    if relevance is not None:
-        relevance.forget()
+    for name in ("memory_store.relevance", "memory_store.recall"):
+        module = sys.modules.get(name)
+        if module is not None:
+            module.forget()
 
 
 class _Write(db.transaction):

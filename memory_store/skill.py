@@ -112,12 +112,15 @@ def output_schema(command: str, confirmed: bool = False) -> dict[str, Any]:
 # What a row inside a list keeps in the published shape: its type, the keys it must
 # have and their words. The invariants between its keys stay in references/schemas/.
 _ITEM_KEYS = ("type", "required", "description", "title")
+# Conditions between the keys of data (truncated implies omitted > 0, …): the store's
+# invariants, checked by the tests against references/schemas/, not by every client call.
+_BETWEEN_KEYS = frozenset(("$defs", "allOf", "if", "then", "else"))
 
 
 def shape(schema: dict[str, Any]) -> dict[str, Any]:
     """The data schema as a client validates it on every call: references inlined, the
-    keys of ``data`` with their full rules, and each item of a list (a memory row, a
-    finding) as an object with its required keys only.
+    keys of ``data`` with their rules (not the conditions between them), and each item
+    of a list (a memory row, a finding) as an object with its required keys only.
 
     The SDK's client validates every result against the ``outputSchema`` in Python;
     with the full row schema (references, conditions between keys) that took ~2.4 ms
@@ -141,7 +144,7 @@ def shape(schema: dict[str, Any]) -> dict[str, Any]:
             return {k: node[k] for k in _ITEM_KEYS if k in node}
         out = {}
         for key, value in node.items():
-            if key == "$defs":
+            if key in _BETWEEN_KEYS:
                 continue
             deeper = depth + 1 if key == "items" else depth
             if key == "properties":

@@ -160,8 +160,7 @@ class MemoryStore:
         from . import recall
 
         with self._open() as session:
-            subject_id = _subject(session, subject_id, gated=True)
-            return recall.context(session, subject_id, max_chars, query)
+            return recall.context(session, subject_id, max_chars, query, _label)
 
     def search(
         self,
@@ -304,6 +303,14 @@ def _subject(session: Session, given: str | None, gated: bool = False) -> str | 
     from .subjects import resolve
 
     return resolve(session, given)
+
+
+def _label(session: Session, given: str) -> str:
+    """``subjects.resolve`` for a value that names no stored row (``recall.context`` has
+    read the rows after the consent gate, so a known code costs no lookup)."""
+    from .subjects import resolve
+
+    return resolve(session, given) or given
 
 
 def limits() -> dict[str, Any]:
