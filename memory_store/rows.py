@@ -139,10 +139,13 @@ _CONCEPT_OF_WORD = {
 
 
 def concepts_of(field: str) -> frozenset[str]:
-    """The concepts a field name names, from its words: ``lives_in`` -> {place}."""
+    """The concepts a field name names, from its words (a plural as its singular):
+    ``lives_in`` -> {place}, ``current_jobs`` -> {job}."""
     known = _CONCEPTS.get(field)
     if known is None:
-        found = {_CONCEPT_OF_WORD[w] for w in field.split("_") if w in _CONCEPT_OF_WORD}
+        found = {
+            _CONCEPT_OF_WORD[w] for w in map(_singular, field.split("_")) if w in _CONCEPT_OF_WORD
+        }
         if field in _CONCEPT_OF_WORD:
             found.add(_CONCEPT_OF_WORD[field])
         known = _CONCEPTS[field] = frozenset(found)
@@ -150,6 +153,14 @@ def concepts_of(field: str) -> frozenset[str]:
 
 
 _CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
+
+
+def _singular(word: str) -> str:
+    if word in _CONCEPT_OF_WORD or len(word) < 4 or not word.endswith("s"):
+        return word
+    if word.endswith("ies") and word[:-3] + "y" in _CONCEPT_OF_WORD:
+        return word[:-3] + "y"
+    return word[:-1]
 
 
 def same_concept(a: str, b: str) -> bool:

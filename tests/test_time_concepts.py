@@ -1,0 +1,46 @@
+"""Same concept, two rows (contract §20): which field names hold one concept.
+
+Through the real CLI: an upsert that creates a second current row of a concept lists
+the first under ``related``; rows of different concepts list nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import delta, put
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("job", "occupation"),
+        ("job", "work"),
+        ("fact_job", "current_jobs"),
+        ("city", "lives_in"),
+        ("city", "location"),
+        ("city", "current_city"),
+        ("school", "university"),
+    ],
+)
+def test_fields_of_one_concept_are_related(enabled: Path, first: str, second: str) -> None:
+    old = put(delta(field=first, value="旧的"))["results"][0]["memory"]
+    result = put(delta(field=second, value="新的"))["results"][0]
+    assert [r["id"] for r in result.get("related", [])] == [old["id"]]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("city", "hometown"), ("job", "hobby"), ("mbti", "display_label")]
+)
+def test_fields_of_other_concepts_are_not(enabled: Path, first: str, second: str) -> None:
+    put(delta(field=first, value="一"))
+    assert "related" not in put(delta(field=second, value="二"))["results"][0]
+
+
+def test_the_scopes_and_subjects_stay_apart(enabled: Path) -> None:
+    put(delta(field="job", value="设计师"))
+    assert (
+        "related" not in put(delta(subject="obj-b", field="occupation", value="老师"))["results"][0]
+    )
+    assert "related" not in put(delta("user", field="occupation", value="工程师"))["results"][0]
