@@ -229,8 +229,8 @@ def roster_fit(
 
 
 def compact(
-    row: dict[str, Any], subject_id: str | None, dated: set[str] = frozenset()
-) -> dict[str, Any]:  # type: ignore[assignment]
+    row: dict[str, Any], subject_id: str | None, dated: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """A row as ``context`` and ``search`` return it (contract §13): always id, scope,
     field and value; the rest only when it tells the reader something. A past value
     always carries ``since`` and ``until``; a current row in ``dated`` its ``since``
@@ -328,7 +328,7 @@ def by_relevance(
     first: list[dict[str, Any]],
     candidates: list[dict[str, Any]],
     priority: list[dict[str, Any]],
-    past: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    past: list[dict[str, Any]] | tuple[()] = (),
     about_time: bool = False,
     user_weight: float = USER_ROW_WEIGHT,
 ) -> tuple[list[dict[str, Any]], set[str]]:

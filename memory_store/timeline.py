@@ -34,9 +34,10 @@ def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> 
         return delta["since"]
     if delta.get("occurred_at"):
         return delta.get("occurred_day") or delta["occurred_at"][:10]
-    same = row is not None and (row["value"] == delta["value"] or delta.get("correction"))
-    if same and rows.is_current(row):  # type: ignore[arg-type]
-        return row["since"] or today  # type: ignore[index]
+    if row is None or not rows.is_current(row):
+        return today
+    if row["value"] == delta["value"] or delta.get("correction"):
+        return row["since"] or today
     return today
 
 
