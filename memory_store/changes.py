@@ -153,7 +153,8 @@ class Batch:
             )
         self.keys_named[key] = i
 
-    def _delete(self, i: int, d: dict[str, Any]) -> None:
+    def _named_row(self, i: int, d: dict[str, Any], verb: str) -> dict[str, Any]:
+        """The row a delete or an end names, by ``id`` or by key; MEMORY_NOT_FOUND if none."""
         from .validation import row_key
 
         conn = self.conn
@@ -161,26 +162,21 @@ class Batch:
         if row is None:
             raise error(
                 "MEMORY_NOT_FOUND",
-                f"delta {i} deletes a memory that does not exist; nothing was changed",
+                f"delta {i} {verb} a memory that does not exist; nothing was changed",
                 index=i,
             )
+        return row
+
+    def _delete(self, i: int, d: dict[str, Any]) -> None:
+        row = self._named_row(i, d, "deletes")
         self._name(i, rows.key_of(row))
-        rows.delete(conn, row["id"])
+        rows.delete(self.conn, row["id"])
         self.touched[row["id"]] = {"id": row["id"], "before": row, "after": None}
         self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
 
     def _end(self, i: int, d: dict[str, Any]) -> None:
         """``"action": "end"``: the value stopped being true; it stays as a past value."""
-        from .validation import row_key
-
-        conn = self.conn
-        row = rows.find_by_id(conn, d["id"]) if "id" in d else rows.find_by_key(conn, row_key(d))
-        if row is None:
-            raise error(
-                "MEMORY_NOT_FOUND",
-                f"delta {i} ends a memory that does not exist; nothing was changed",
-                index=i,
-            )
+        row = self._named_row(i, d, "ends")
         if row["scope"] not in policy.HISTORY_SCOPES:
             raise error(
                 "INVALID_DELTA",
