@@ -368,3 +368,32 @@ def enabled(private_store: Path) -> Path:
     """A store with consent given."""
     ok("enable", "--confirm")
     return private_store
+
+
+# ---------------------------------------------------------------- the MCP server's tests
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """anyio-marked tests (the MCP SDK's clients) run on asyncio."""
+    return "asyncio"
+
+
+@pytest.fixture
+def store(private_store: Path) -> Any:
+    """The store an MCP server serves, held open across calls as the server holds it."""
+    from memory_store import MemoryStore
+
+    s = MemoryStore(private_store)
+    s.hold()
+    yield s
+    s.release()
+
+
+def refused(result: Any, code: str) -> dict[str, Any]:
+    """An MCP tool error carrying the contract's ``{code, message, details}``."""
+    assert result.is_error is True, result
+    payload = result.structured_content
+    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
+    assert result.content[0].text.startswith(f"{code}: ")
+    return payload

@@ -7,7 +7,8 @@ import json
 import sqlite3
 from typing import Any
 
-from memory_store import db
+from memory_store import db, migrations
+from memory_store.files import create_private_file, make_private_dirs
 
 
 def old_row(
@@ -29,6 +30,17 @@ def old_row(
         "occurred_key": kw.get("occurred_at") if scope == "event" else "",
         "write_seq": seq,
     }
+
+
+def open_old_store(store_dir: Any, version: int) -> sqlite3.Connection:
+    """A new database in ``store_dir`` at schema ``version`` (the first migrations only)."""
+    make_private_dirs(str(store_dir))
+    path = f"{store_dir}/memory.sqlite3"
+    create_private_file(path)
+    conn = db.connect(path)
+    db.ensure_wal(conn)
+    assert migrations.migrate(conn, migrations.MIGRATIONS[:version]) == version
+    return conn
 
 
 def write_old_store(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, held_open, ok, run_cli
+from conftest import DB_NAME, db_connect, delta, held_open, ok, refused, run_cli
 from mcp import Client
 from mcp_types import ElicitResult
 
@@ -46,20 +46,6 @@ DESTRUCTIVE = {"memory_forget", "memory_forget_object", "memory_clear", "memory_
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def store(private_store: Path) -> Any:
-    """The store the server serves, held open across calls as the server holds it."""
-    s = MemoryStore(private_store)
-    s.hold()
-    yield s
-    s.release()
-
-
 def answering(action: str, content: dict[str, Any] | None = None, seen: list | None = None) -> Any:
     async def callback(context: Any, params: Any) -> ElicitResult:
         if seen is not None:
@@ -74,14 +60,6 @@ YES = answering("accept", {"confirm": True})
 
 async def call(client: Client, name: str, **args: Any) -> Any:
     return await client.call_tool(name, args)
-
-
-def refused(result: Any, code: str) -> dict[str, Any]:
-    assert result.is_error is True, result
-    payload = result.structured_content
-    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
-    assert result.content[0].text.startswith(f"{code}: ")
-    return payload
 
 
 def data_of(result: Any) -> dict[str, Any]:

@@ -21,41 +21,18 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import delta, ok, run_cli
+from conftest import delta, ok, refused, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
-from memory_store import MemoryStore
 from memory_store.server import build_server
 
 MODES = ["auto", "legacy"]
 PROJECT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def store(private_store: Path) -> Any:
-    """The store the server serves, held open across calls as the server holds it."""
-    s = MemoryStore(private_store)
-    s.hold()
-    yield s
-    s.release()
-
-
-def refused(result: Any, code: str) -> dict[str, Any]:
-    assert result.is_error is True, result
-    payload = result.structured_content
-    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
-    assert result.content[0].text.startswith(f"{code}: ")
-    return payload
 
 
 def _populate() -> None:

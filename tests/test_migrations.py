@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import DB_NAME, delta, fails, ok, run_cli
-from oldstore import old_row, write_old_store
+from oldstore import old_row, open_old_store, write_old_store
 
 from memory_store import MemoryStore, MemoryStoreError, db, migrations
 from memory_store.files import create_private_file, make_private_dirs
@@ -168,13 +168,9 @@ def _row(mid: str, scope: str, subject: str, field: str, value: str, seq: int, *
 def build_v1_store(store_dir: Path) -> dict[str, Any]:
     """A store as release 1 (schema version 1) left it: consent given, six rows,
     and one undoable operation that updated one row and created another."""
-    make_private_dirs(str(store_dir))
     path = store_dir / DB_NAME
-    create_private_file(str(path))
-    conn = db.connect(str(path))
+    conn = open_old_store(store_dir, 1)
     try:
-        db.ensure_wal(conn)
-        assert migrations.migrate(conn, migrations.MIGRATIONS[:1]) == 1
         label_old = _row("m-00000000000000a1", "object", "obj-a", "display_label", "Ann", 2)
         label_new = {**label_old, "value": "Ann (小安)", "updated_at": T1, "write_seq": 6}
         created = _row(

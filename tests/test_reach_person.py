@@ -22,11 +22,6 @@ from memory_store import MemoryStore
 from memory_store.server import build_server
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def data_of(result: Any) -> dict[str, Any]:
     assert result.is_error is False, result.structured_content
     return result.structured_content
@@ -175,14 +170,6 @@ async def test_memory_status_tells_revoked_from_never_asked(store: Any) -> None:
     async with Client(build_server(store)) as client:
         status = data_of(await call(client, "memory_status"))
     assert status["consent_state"] == "revoked" and status["revoked_at"]
-
-
-@pytest.fixture
-def store(private_store: Path) -> Any:
-    s = MemoryStore(private_store)
-    s.hold()
-    yield s
-    s.release()
 
 
 # ---------------------------------------------------------------- names, not only codes

@@ -141,11 +141,6 @@ def test_the_table_lists_the_findings_and_the_proposal(enabled: Path) -> None:
     assert "same_concept" in shown.stdout and '"action": "end"' in shown.stdout
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_memory_tidy_over_mcp(enabled: Path, mode: str) -> None:

@@ -11,12 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import DB_NAME, db_connect, delta, ok
-from oldstore import old_row, write_old_store
+from conftest import db_connect, delta, ok
+from oldstore import old_row, open_old_store, write_old_store
 from timekit import put, shown, today
 
-from memory_store import db, migrations
-from memory_store.files import create_private_file, make_private_dirs
+from memory_store import migrations
 
 T0 = "2026-09-01T08:00:00Z"
 T1 = "2026-10-02T23:30:00Z"
@@ -29,13 +28,8 @@ def _row(mid: str, scope: str, subject: str, field: str, value: str, seq: int, *
 def build_v2_store(store_dir: Path) -> dict[str, Any]:
     """Release 2's store: consent given, four rows, and one undoable operation that
     changed a job (release 2 kept no past value) and created a stage dated 2025-05-01."""
-    make_private_dirs(str(store_dir))
-    path = store_dir / DB_NAME
-    create_private_file(str(path))
-    conn = db.connect(str(path))
+    conn = open_old_store(store_dir, 2)
     try:
-        db.ensure_wal(conn)
-        assert migrations.migrate(conn, migrations.MIGRATIONS[:2]) == 2
         job_old = _row("m-00000000000000a1", "object", "obj-a", "job", "设计师", 1)
         job_new = {**job_old, "value": "老师", "updated_at": T1, "write_seq": 5}
         stage = _row(

@@ -236,11 +236,6 @@ def test_the_context_schema_refuses_until_without_since(changed_job: dict[str, s
 # ---------------------------------------------------------------- the MCP server
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _data(result: Any) -> dict[str, Any]:
     assert result.is_error is False, result.structured_content
     return result.structured_content
