@@ -190,12 +190,20 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def with_siblings(current: list[dict[str, Any]]) -> set[str]:
-    """Ids of current rows that share a concept with another current row of their scope
-    and subject (two rows that may both claim to be true)."""
+def concept_groups(
+    current: list[dict[str, Any]],
+) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """(scope, subject, concept) -> the current rows that hold it, where two or more do:
+    rows that may both claim to be true (profile, person and relationship rows only)."""
     seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in current:
         if row["scope"] in policy.HISTORY_SCOPES:
-            for concept in concepts_of(row["field"]):
+            for concept in sorted(concepts_of(row["field"])):
                 seen.setdefault((row["scope"], row["subject_id"], concept), []).append(row)
-    return {r["id"] for group in seen.values() if len(group) > 1 for r in group}
+    return {key: group for key, group in seen.items() if len(group) > 1}
+
+
+def with_siblings(current: list[dict[str, Any]]) -> set[str]:
+    """Ids of current rows that share a concept with another current row of their scope
+    and subject."""
+    return {r["id"] for group in concept_groups(current).values() for r in group}

@@ -63,15 +63,9 @@ def _same_concept(
 ) -> None:
     """Two current rows of one scope and subject in one concept group: the older (by
     ``since``, then by write) is proposed to end as of the newer's ``since``."""
-    current = [r for r in found if rows.is_current(r) and r["scope"] in policy.HISTORY_SCOPES]
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for r in current:
-        for concept in sorted(rows.concepts_of(r["field"])):
-            groups.setdefault((r["scope"], r["subject_id"], concept), []).append(r)
     ended: set[str] = set()
+    groups = rows.concept_groups([r for r in found if rows.is_current(r)])
     for (_, subject, concept), group in groups.items():
-        if len(group) < 2:
-            continue
         group.sort(key=lambda r: (r["since"] or "", r["updated_at"], r["write_seq"]))
         newest = group[-1]
         names = ", ".join(f"{r['field']} ({r['since']})" for r in group)
