@@ -130,7 +130,7 @@ def context(
         words = fold_text(query)[1]
         about_time = asks_about_time(query, words)
         weight = 1.0 if speaks_of_user(query, label, words) else USER_ROW_WEIGHT
-        ranked, _ = by_relevance(
+        ranked = by_relevance(
             query, subject_id, label, candidates, ranked, history, about_time, weight
         )
         if about_time:  # a question about time: every row it returns carries its date
@@ -331,14 +331,14 @@ def by_relevance(
     past: list[dict[str, Any]] | tuple[()] = (),
     about_time: bool = False,
     user_weight: float = USER_ROW_WEIGHT,
-) -> tuple[list[dict[str, Any]], set[str]]:
-    """``first`` (the subject's label), the matches, then the rest in ``priority`` order;
-    and the ids of the rows the query matched."""
+) -> list[dict[str, Any]]:
+    """``first`` (the subject's label), the matches, then the rest in ``priority`` order."""
     pool = [r for r in candidates if r not in first] + list(past)
-    found = matches(query, pool, subject_id, about_time=about_time, user_weight=user_weight)
-    placed = first + found
+    placed = first + matches(
+        query, pool, subject_id, about_time=about_time, user_weight=user_weight
+    )
     taken = {r["id"] for r in placed if "until" not in r}
-    return placed + [r for r in priority if r["id"] not in taken], {r["id"] for r in found}
+    return placed + [r for r in priority if r["id"] not in taken]
 
 
 def search(
