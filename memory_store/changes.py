@@ -124,6 +124,9 @@ class Batch:
         self.results: list[dict[str, Any]] = []
         self.keys_named: dict[str, int] = {}
         self.protected: set[str] = set()
+        # A write that adds a past value (a change, an end) may take the store over its
+        # cap of past values; a restore brings its own. Only then is the store counted.
+        self.past_grew = restore
 
     def write(self, deltas: list[dict[str, Any]]) -> None:
         for i, d in enumerate(deltas):
@@ -197,6 +200,7 @@ class Batch:
     def _end_row(self, row: dict[str, Any], until: str) -> dict[str, Any]:
         self.seq += 1
         new = timeline.ended(row, until, self.now, self.seq)
+        self.past_grew = True
         self.conn.execute(
             "UPDATE memories SET value = '', past = ?, since = ?, occurred_at = NULL, "
             "occurred_offset = NULL, updated_at = ?, write_seq = ? WHERE id = ?",
@@ -278,6 +282,7 @@ class Batch:
             and not d.get("correction")
         ):
             past = timeline.with_past(row, since)
+            self.past_grew = True
         if not self.restore:
             created = row["created_at"]
         new = {**row, **values, "created_at": created, "updated_at": updated}
@@ -306,7 +311,8 @@ class Batch:
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
         timeline.check_pins(self.conn, self.results, self.touched)
-        timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
+        if self.past_grew:
+            timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
         for r in self.results:  # the rows as stored, once the store-wide past cap trimmed
             after = self.touched.get(r["memory"]["id"], {}).get("after")
             if after is not None:
