@@ -102,14 +102,19 @@ _ROW_TIMES = ("created_at", "updated_at")
 _FORMAT_PREFIX = "memory-store-export/"
 
 
-def _is_time(value: Any) -> bool:
-    if not isinstance(value, str) or len(value) != 20:
+def _is_stamp(value: Any, fmt: str = "%Y-%m-%dT%H:%M:%SZ", length: int = 20) -> bool:
+    """A UTC time as the store writes it (or, with ``_DATE``, a date), zero-padded:
+    strptime alone would take "2026-1-1"."""
+    if not isinstance(value, str) or len(value) != length:
         return False
     try:
-        time.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        time.strptime(value, fmt)
     except ValueError:
         return False
     return True
+
+
+_DATE = ("%Y-%m-%d", 10)
 
 
 def _bad(message: str, path: str = "$", index: int | None = None) -> Exception:
@@ -144,8 +149,7 @@ def _unwrap(body: Any) -> Any:
 
 def _document_rows(body: Any) -> list[Any]:
     """The export document's memories (bare, or inside export's envelope), once its
-    format and shape are this release's."""
-    body = _unwrap(body)
+    format and shape are this release's (``import_`` has unwrapped an envelope)."""
     if not isinstance(body, dict) or not isinstance(body.get("format"), str):
         raise _bad("not a memory-store export document (no format)", "$.format")
     found = body["format"]
@@ -189,7 +193,7 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
     if not isinstance(row["id"], str):
         raise _bad("id must be a string", f"{path}.id", index)
     for key in _ROW_TIMES:
-        if not _is_time(row[key]):
+        if not _is_stamp(row[key]):
             raise _bad(f"{key} must be a UTC time YYYY-MM-DDTHH:MM:SSZ", f"{path}.{key}", index)
         if row[key] > moment:  # one format, so the text orders as the time
             raise _bad(
@@ -221,7 +225,7 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
 
 def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
     """A version-2 row's time, in the shape ``show`` gives it (contract §20)."""
-    if not _is_date(row["since"]):
+    if not _is_stamp(row["since"], *_DATE):
         raise _bad("since must be a date YYYY-MM-DD", f"{path}.since", index)
     past = row["past"]
     if not isinstance(past, list) or len(past) > policy.PAST_PER_ROW_MAX:
@@ -232,7 +236,12 @@ def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
         )
     for i, p in enumerate(past):
         ok = isinstance(p, dict) and set(p) == set(policy.PAST_KEYS)
-        ok = ok and _is_date(p["since"]) and _is_date(p["until"]) and p["since"] <= p["until"]
+        ok = (
+            ok
+            and _is_stamp(p["since"], *_DATE)
+            and _is_stamp(p["until"], *_DATE)
+            and p["since"] <= p["until"]
+        )
         ok = ok and isinstance(p["value"], str) and isinstance(p["source_type"], str)
         if not ok:
             raise _bad(
@@ -252,16 +261,6 @@ def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
     if not isinstance(pinned, bool) or (pinned and row["scope"] != "event"):
         raise _bad("pinned is a boolean, true only on an event", f"{path}.pinned", index)
     return {"since": row["since"], "past": past, "ended": ended, "pinned": pinned}
-
-
-def _is_date(value: Any) -> bool:
-    if not isinstance(value, str) or len(value) != 10:
-        return False
-    try:
-        time.strptime(value, "%Y-%m-%d")
-    except ValueError:
-        return False
-    return True
 
 
 def _summary(total: int, counts: dict[str, int], dry_run: bool) -> str:
