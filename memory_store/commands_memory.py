@@ -65,7 +65,10 @@ FAMILY = (
             (
                 "results",
                 "list",
-                "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`), `memory` (row)",
+                "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`, "
+                "`ended`), `memory` (row); `related` (current rows of the same concept, "
+                "`id`, `field`, `value`, `since`) when it created a second one; `replaced` "
+                "(the row a `replaces` ended)",
             ),
             (
                 "pruned",
@@ -79,8 +82,13 @@ FAMILY = (
         "The body comes from `--json`, `--file` or standard input (at most 64 KiB): one delta "
         '(`schemas/delta.schema.json`) or `{"deltas": [ … ]}` with 1-20 of them. A delta with '
         '`"action": "delete"` names a row by `id`, or by `scope`, `subject_id`, `field` (and '
-        "`occurred_at` for an event), and carries nothing else. Consent is checked before the "
-        "body is read. The whole batch is one operation: all of it is written, or none.",
+        '`occurred_at` for an event), and carries nothing else; `"action": "end"` names a '
+        "profile, person or relationship row the same way (with `occurred_at`, the day it "
+        'stopped) and keeps its value as past. `"correction": true` replaces a value without '
+        'keeping it as past; `"replaces": "<id>"` ends a same-concept row in the same '
+        'operation; `"pinned": true` keeps an event from pruning (documentation/time.md). '
+        "Consent is checked before the body is read. The whole batch is one operation: all "
+        "of it is written, or none.",
     ),
     Command(
         "undo",
