@@ -209,11 +209,14 @@ FAMILY = (
         ),
         "Needs consent and no pause; never writes. Rows are compact (`schemas/context.data.schema.json`): "
         "`id`, `scope`, `field`, `value`, and `subject_id`, `occurred_at`, `confidence`, "
-        "`source_type`, `source_ref` only when they tell the reader something. With a subject: the "
+        "`source_type`, `source_ref`, `since`, `pinned` only when they tell the reader something; "
+        "a value that is no longer current always carries `until`. With a subject: the "
         "user profile, the subject's object and relationship rows, its hypotheses and its 8 most "
-        "recent events, most important first. With `--query`: the subject's `display_label` first, "
-        "then every row the query matches (all of the subject's events are candidates), best "
-        "first, then the rest in that order. Without a subject: the user profile and a roster of "
+        "recent events with every pinned one, most important first. With `--query`: the "
+        "subject's `display_label` first, then every row the query matches (all of the "
+        "subject's events and the past values of its rows are candidates; past values rank "
+        "with current rows for a question about time, after them otherwise), best first, then "
+        "the rest in that order. Without a subject: the user profile and a roster of "
         "subjects, which counts against the budget too. What does not fit in `--max-chars` "
         "(measured on the JSON of `memories`) is dropped from the end.",
     ),
