@@ -10,7 +10,7 @@ import sys
 from . import __version__
 from .errors import ArgumentRuleError, MemoryStoreError
 from .registry import EXAMPLES, FAMILY_OF, NAMES
-from .render import dumps, envelope
+from .render import dumps, envelope, write
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -92,12 +92,68 @@ _NEGATIVE = (r"^-\d+$|^-\d*\.\d+$", 0)
 
 
 class _LazyRe:
-    """argparse's ``re`` during :func:`parse`: ``compile`` is :class:`_Lazy`."""
+    """argparse's ``re`` during :func:`parse`: ``compile`` is :class:`_Lazy`, and ``match``
+    matches argparse's own patterns without compiling them (:func:`_nargs_match`)."""
 
     compile = _Lazy
 
+    @staticmethod
+    def match(pattern: str, text: str) -> Any:
+        found = _nargs_match(pattern, text)
+        return re.match(pattern, text) if found is None else (found or None)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(re, name)
+
+
+class _Groups(tuple):
+    """What argparse reads of a match: ``groups()`` and ``group(1)``."""
+
+    def groups(self) -> tuple[str, ...]:
+        return tuple(self)
+
+    def group(self, index: int) -> str:
+        return self[index - 1]
+
+
+def _nargs_match(pattern: str, text: str) -> _Groups | bool | None:
+    """``re.match`` of a pattern argparse builds to count the words each argument takes
+    ("(-*A-*)([-AO]*)": groups of A, O, - or [a class], each alone, * or ?) against the
+    kinds of the words ("AAO"); False for no match, None for a pattern of another shape.
+    Compiling each pattern would cost a fifth of a ``status`` call; this tries what re
+    tries, in its order: a quantified item takes the most it can first, then one less."""
+    if pattern[:1] != "(" or pattern[-1:] != ")":
+        return None
+    groups: list[list[tuple[str, str]]] = []
+    for group in pattern[1:-1].split(")("):
+        items, at = [], 0
+        while at < len(group):
+            end = group.find("]", at) + 1 if group[at] == "[" else at + 1
+            chars = group[at:end].strip("[]")
+            quantifier = group[end] if group[end : end + 1] in ("*", "?") else ""
+            if not chars or chars.strip("AO-") or "-" in chars[1:-1]:  # [A-O] is a range
+                return None
+            items.append((chars, quantifier))
+            at = end + len(quantifier)
+        groups.append(items)
+    ends: list[int] = []
+
+    def walk(g: int, i: int, pos: int) -> bool:
+        if i == len(groups[g]):
+            ends[g:] = [pos]
+            return g + 1 == len(groups) or walk(g + 1, 0, pos)
+        chars, quantifier = groups[g][i]
+        most = pos
+        while most < len(text) and text[most] in chars and (quantifier == "*" or most == pos):
+            most += 1
+        least = most if not quantifier else pos
+        return any(
+            walk(g, i + 1, end) for end in range(most, least - 1, -1) if end > pos or quantifier
+        )
+
+    if not walk(0, 0, 0):
+        return False
+    return _Groups(text[a:b] for a, b in zip([0, *ends], ends, strict=False))
 
 
 def argv_text(text: str) -> str:
@@ -176,44 +232,31 @@ def _declared(name: str) -> Command:
 
 
 class _TopParser(_Parser):
-    """The top-level parser. Its epilog lists every command with its help, which needs
-    every family's declarations: it is written only when the help is printed."""
+    """The top-level parser; its epilog (every family's commands) is written for --help."""
 
     def format_help(self) -> str:
-        from .commands import COMMANDS
+        from .commands import listing
 
-        lines = [f"  {name:<14} {declared.help}" for name, declared in COMMANDS.items()]
-        self.epilog = (
-            "commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
-            f"stdout; `{PROG} COMMAND --help` for its options."
-        )
+        self.epilog = listing(PROG)
         return super().format_help()
 
 
 def build_parser() -> _Parser:
-    """The top-level parser: global options, then the command and its arguments.
-
-    The command's own parser is built only for the command given (see
-    :func:`build_command_parser`): building all fifteen costs more than the
-    rest of a ``status`` call.
-    """
+    """The top-level parser: global options, then the command and its arguments (the
+    command's own parser is built only for the command given: :func:`parse`)."""
     parser = _TopParser(
         prog=PROG,
         allow_abbrev=False,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    version = f"{PROG} {__version__}"
+    parser.add_argument("--version", action="version", version=version, help="print the version")
+    data_dir = "the store's directory (overrides MEMORY_STORE_DIR)"
+    parser.add_argument("--data-dir", metavar="DIR", help=data_dir)
+    formats = ("json", "table")
     parser.add_argument(
-        "--version", action="version", version=f"{PROG} {__version__}", help="print the version"
-    )
-    parser.add_argument(
-        "--data-dir", metavar="DIR", help="the store's directory (overrides MEMORY_STORE_DIR)"
-    )
-    parser.add_argument(
-        "--format",
-        choices=("json", "table"),
-        default="json",
-        help="json envelope (default) or tables",
+        "--format", choices=formats, default="json", help="json envelope (default) or tables"
     )
     parser.add_argument(
         "command", metavar="COMMAND", choices=NAMES, help="one of the commands below"
@@ -248,16 +291,21 @@ def build_command_parser(name: str, from_argv: bool = False) -> _Parser:
 def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     """``from_argv``: the words are the process's own argv (decoded by Python with the
     locale's codec), so text options are decoded again as UTF-8 (:func:`argv_text`)."""
-    # argparse passes every message through gettext, and each lookup searches
-    # the locale directories for a catalogue; memory-store installs none and
-    # CPython ships none for argparse, so the answer is always the English text.
-    # Skipping the search for the duration of the parse saves a twentieth of a
-    # whole `status` call. The module global is restored before returning.
-    # Likewise argparse's regular expressions are compiled only when used (_Lazy).
+    # argparse passes every message through gettext, which searches the locale
+    # directories for a catalogue that neither memory-store nor CPython ships: the
+    # answer is always the English text, and skipping the search saves a twentieth of
+    # a `status` call. Nor are its patterns compiled (_LazyRe). Both restored after.
     saved, saved_re = argparse._, argparse._re  # type: ignore[attr-defined]
     argparse._, argparse._re = _untranslated, _LazyRe()  # type: ignore[attr-defined]
     try:
-        top = build_parser().parse_args(argv)
+        if argv[:1] and argv[0] in FAMILY_OF and "--" not in argv:
+            # The usual call names its command first, and the top parser would only hand
+            # it the rest (tests/test_cli_parse.py): building that parser is skipped.
+            top = argparse.Namespace(
+                command=argv[0], format="json", data_dir=None, arguments=argv[1:]
+            )
+        else:
+            top = build_parser().parse_args(argv)
         ns = build_command_parser(top.command, from_argv).parse_args(top.arguments)
     finally:
         argparse._, argparse._re = saved, saved_re  # type: ignore[attr-defined]
@@ -299,20 +347,6 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     return data
 
 
-def _write(stream: Any, text: str) -> None:
-    # UTF-8 whatever the locale: the envelope is never ASCII-escaped. A lone
-    # surrogate (an undecodable byte in argv, echoed in an argparse message)
-    # becomes a \udcXX escape, which is still valid JSON and valid UTF-8.
-    data = (text + "\n").encode("utf-8", "backslashreplace")
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:
-        stream.write(data.decode("utf-8", "replace"))
-        stream.flush()
-
-
 def _format_from_argv(argv: list[str]) -> str:
     """--format as given (the last one before the command, as argparse reads it),
     for errors raised before argparse finished."""
@@ -334,13 +368,13 @@ def _emit(
         if error is not None:
             # One line, whatever the message echoes of what the user typed.
             message = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in error.message)
-            _write(sys.stderr, f"memory-store: {error.code}: {message}")
+            write(sys.stderr, f"memory-store: {error.code}: {message}")
         else:
             from .tables import table
 
-            _write(sys.stdout, table(command, data))
+            write(sys.stdout, table(command, data))
         return
-    _write(sys.stdout, dumps(envelope(command, data, error.to_dict() if error else None)))
+    write(sys.stdout, dumps(envelope(command, data, error.to_dict() if error else None)))
 
 
 def _run(

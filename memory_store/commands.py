@@ -47,6 +47,15 @@ def _all() -> dict[str, Command]:
     return {name: command(name) for name in NAMES}
 
 
+def listing(prog: str) -> str:
+    """The top-level help's list of commands, each with its help."""
+    lines = [f"  {name:<14} {declared.help}" for name, declared in _all().items()]
+    return (
+        "commands:\n" + "\n".join(lines) + "\n\nEvery command prints one JSON envelope on "
+        f"stdout; `{prog} COMMAND --help` for its options."
+    )
+
+
 def __getattr__(name: str) -> dict[str, Command]:
     # COMMANDS, built on first use (PEP 562) and kept as an ordinary global after.
     if name == "COMMANDS":

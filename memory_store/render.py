@@ -1,5 +1,6 @@
-"""The envelope, as JSON: every command's output. The tables of ``--format table`` are
-``tables.py``, imported only for them (every call would pay to load them)."""
+"""The envelope, as JSON: every command's output, and how it is written. The
+tables of ``--format table`` are ``tables.py``, imported only for them (every call would
+pay to load them)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,17 @@ def dumps(obj: Any) -> str:
     # by any definition.
     text = json.dumps(obj, ensure_ascii=False)
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def write(stream: Any, text: str) -> None:
+    # UTF-8 whatever the locale: the envelope is never ASCII-escaped. A lone
+    # surrogate (an undecodable byte in argv, echoed in an argparse message)
+    # becomes a \udcXX escape, which is still valid JSON and valid UTF-8.
+    data = (text + "\n").encode("utf-8", "backslashreplace")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:
+        stream.write(data.decode("utf-8", "replace"))
+        stream.flush()
