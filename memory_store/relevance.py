@@ -136,8 +136,7 @@ class _Rows:
             for mark in terms.NFKC_PUNCTUATION:  # never part of a term
                 if mark in whole:
                     whole = whole.replace(mark, " ")
-            whole = terms.nfkc(whole)  # before lowercasing: full-width letters
-        return cls(whole.lower(), n)
+        return cls(terms.folded(whole), n)
 
     def row_at(self, at: int) -> int:
         """The row holding position ``at`` of the joined text."""

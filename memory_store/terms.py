@@ -125,13 +125,30 @@ def _undouble(stem: str) -> str:
     return stem
 
 
-def nfkc(text: str) -> str:
-    """NFKC form of a non-ASCII text (ASCII is its own NFKC form)."""
+# Text that is its own NFKC form, by its UTF-8 bytes: ASCII, continuation bytes and the
+# lead bytes of U+4000-U+9FFF (ideographs: none has a compatibility form, composes with a
+# neighbour or has a case). Any other character leaves a lead byte behind.
+_PLAIN = bytes(range(0xC0)) + bytes(range(0xE4, 0xEA))
+_PLAIN_SHORT = 8000  # longer, unicodedata's own check (faster per character) pays for itself
+
+
+def folded(text: str) -> str:
+    """``text`` in NFKC form (full-width letters as ASCII), lowercase.
+
+    A short text of ASCII and ideographs alone, the usual Chinese text, is lowered as
+    bytes: its ideographs have no case and no other form, and unicodedata (whose import
+    costs more than ranking one person's rows) is not loaded for it."""
+    if text.isascii():
+        return text.lower()
+    if len(text) < _PLAIN_SHORT:
+        data = text.encode("utf-8", "surrogatepass")
+        if not data.translate(None, _PLAIN):
+            return data.lower().decode()
     import unicodedata  # loaded only for text that needs it
 
-    if unicodedata.is_normalized("NFKC", text):
-        return text  # the usual case, checked far faster than normalized
-    return unicodedata.normalize("NFKC", text)
+    if not unicodedata.is_normalized("NFKC", text):  # checked far faster than normalized
+        text = unicodedata.normalize("NFKC", text)
+    return text.lower()
 
 
 def fold_text(text: str) -> tuple[str, list[str], list[str]]:
@@ -144,7 +161,7 @@ def fold_text(text: str) -> tuple[str, list[str], list[str]]:
     if text.isascii():
         text = text.lower()
         return text, ascii_words(text).split(), []
-    text = nfkc(" ".join("".join(c if c.isalnum() else " " for c in text).split())).lower()
+    text = folded(" ".join("".join(c if c.isalnum() else " " for c in text).split()))
     words: list[str] = []
     runs: list[str] = []
     for run in text.split():
@@ -384,42 +401,6 @@ def group_at(gid: int, k: int, siblings: bool = False) -> tuple[Group, Group]:
             found = (value, field)
         _GROUPS[gid, k, siblings] = found
     return found
-
-
-def concept_of(field: str) -> str | None:
-    """The alias group a field name names, by the group's name: ``fact_job``,
-    ``job``, ``occupation``, ``work`` -> "job"; ``city``, ``location``,
-    ``lives_in`` -> "city"; None when it names none (``display_label``).
-
-    The field's ending that is a group's name first (``fact_job``, ``meet_parents``),
-    then a phrase of its parts (``lives_in``), then its parts from the last, a
-    group's heads before its members (``agreement_cat`` -> "pet").
-    """
-    if not _NAMES:
-        _NAMES.update(group[0] for group in GROUPS)
-    parts = field.lower().split("_")
-    for i in range(len(parts)):
-        ending = "_".join(parts[i:])
-        if ending in _NAMES:
-            return ending
-    found = units_named([], f" {' '.join(parts)} ", "") if len(parts) > 1 else []
-    for part in reversed(parts):
-        if not found and part:
-            found = units_named([stem_of(part)], "", "")
-    if not found:
-        return None
-    return GROUPS[unit_of(min(found))[0]][0]  # heads come first: a head before a member
-
-
-def same_concept(field_a: str, field_b: str) -> bool:
-    """Whether two field names mean the same thing (one alias group, ``concept_of``)."""
-    if field_a == field_b:
-        return True
-    concept = concept_of(field_a)
-    return concept is not None and concept == concept_of(field_b)
-
-
-_NAMES: set[str] = set()
 
 
 def search_keys(stem: str) -> list[str]:

@@ -86,6 +86,16 @@ def test_read_paths_import_nothing_heavy(populated: Path, args: list[str]) -> No
     assert added_heavy(loaded_modules(*args)) == []
 
 
+def test_a_chinese_question_on_chinese_rows_does_not_load_unicodedata(populated: Path) -> None:
+    # Loading it costs more than ranking one person's rows; ideographs need no NFKC.
+    apply(delta(scope="event", field="outing", value="周末一起去看了电影 we saw a film"))
+    args = ("context", "--subject-id", "obj-a", "--query", "我们上次一起看电影是什么时候？")
+    assert "unicodedata" not in loaded_modules(*args) - floor_modules()
+    assert "unicodedata" in loaded_modules(
+        "context", "--subject-id", "obj-a", "--query", "ＭＢＴＩ"
+    )
+
+
 def test_status_on_absent_store_imports_nothing_heavy() -> None:
     assert added_heavy(loaded_modules("status")) == []
 

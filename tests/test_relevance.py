@@ -123,6 +123,33 @@ def test_full_width_text_folds_to_ascii() -> None:
     assert best("１２３", "room 123", *FILLER) == "room 123"
 
 
+def test_ideographs_need_no_folding() -> None:
+    # terms.folded lowers ASCII-and-ideograph text as bytes, without unicodedata: true
+    # only if no character U+4000-U+9FFF has another NFKC form or a case.
+    block = "".join(map(chr, range(0x4000, 0xA000)))
+    assert unicodedata.is_normalized("NFKC", block)
+    assert block.lower() == block == block.upper()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "周末一起去看了电影 we talked about the TRIP",
+        "ＭＢＴＩ是ＩＮＦＪ",  # full-width letters
+        "她住在　上海",  # the ideographic space
+        "ｶﾀｶﾅ 和 カタカナ",  # half-width kana
+        "等等…… 再说",  # the ellipsis
+        "İstanbul 和 ΣΊΣΥΦΟΣ",  # letters whose lowercase is longer or differs
+        "Café 咖啡 cafe\u0301",  # a combining accent
+        "한국어 日本語 中文",
+        "\U00020000 扩展B",  # beyond the BMP
+        "上海" * 5000,  # longer than the short way takes
+    ],
+)
+def test_folding_is_nfkc_then_lowercase(text: str) -> None:
+    assert terms.folded(text) == unicodedata.normalize("NFKC", text).lower()
+
+
 def test_stop_words_alone_match_nothing() -> None:
     assert scores("What is it? When was the?", "what is it", "the one") == [0.0, 0.0]
     assert scores("他是什么？的了吗", "他是我的朋友", "什么都好") == [0.0, 0.0]

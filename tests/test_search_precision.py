@@ -15,8 +15,6 @@ from pathlib import Path
 import pytest
 from conftest import delta, ok, put
 
-from memory_store.terms import concept_of, same_concept
-
 
 @pytest.fixture
 def hobbies(enabled: Path) -> Path:
@@ -115,39 +113,6 @@ def test_context_lets_a_member_reach_its_siblings_in_values(enabled: Path) -> No
     data = ok("context", "--subject-id", "obj-a", "--query", "what does she do on hikes?")
     assert [m["field"] for m in data["memories"][:2]] == ["display_label", "fact_trip"]
     assert ok("search", "--query", "what does she do on hikes?")["memories"] == []
-
-
-# ---------------------------------------------------------------- concepts of field names
-
-
-@pytest.mark.parametrize(
-    ("field", "concept"),
-    [
-        ("job", "job"),
-        ("occupation", "job"),
-        ("work", "job"),
-        ("fact_job", "job"),
-        ("profession", "job"),
-        ("city", "city"),
-        ("location", "city"),
-        ("lives_in", "city"),
-        ("hometown", "hometown"),
-        ("fact_hobbies", "hobby"),
-        ("meet_parents", "meet_parents"),
-        ("next_goal", "plan"),
-        ("display_label", None),
-        ("obs_o12", None),
-    ],
-)
-def test_a_field_name_names_its_concept(field: str, concept: str | None) -> None:
-    assert concept_of(field) == concept
-
-
-def test_same_concept() -> None:
-    assert same_concept("job", "occupation") and same_concept("fact_job", "work")
-    assert same_concept("city", "lives_in") and same_concept("location", "city")
-    assert not same_concept("city", "hometown") and not same_concept("job", "hobby")
-    assert not same_concept("display_label", "obs_o12") and same_concept("obs_o12", "obs_o12")
 
 
 def test_a_row_matches_through_its_subject_s_label(hobbies: Path) -> None:
