@@ -8,9 +8,8 @@ import re
 import sys
 
 from . import __version__
-from .errors import ArgumentRuleError, MemoryStoreError
+from .errors import ArgumentRuleError, MemoryStoreError, dumps, envelope, write
 from .registry import EXAMPLES, FAMILY_OF, NAMES
-from .render import dumps, envelope, write
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -218,14 +217,15 @@ def _add_option(
 
 
 def _declared(name: str) -> Command:
-    """The one command a call runs, from its family module alone: importing the others,
-    and ``commands.py`` which joins them all, would cost every call (``commands.command``
-    is the same lookup for the library and the server)."""
+    """The one command a call runs, from its family module alone (``commands.command`` is
+    the same lookup for the library and the server, through ``commands.py``)."""
     family = FAMILY_OF[name]
     if family == "consent":
         from .commands_consent import FAMILY
     elif family == "memory":
         from .commands_memory import FAMILY
+    elif family == "recall":
+        from .commands_recall import FAMILY
     else:
         from .commands_host import FAMILY
     return next(c for c in FAMILY if c.name == name)

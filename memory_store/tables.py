@@ -1,12 +1,12 @@
 """Human tables for ``--format table`` (tabulate, imported only here): one table per
-command's data, fitted to the terminal. The JSON envelope is ``render.py``."""
+command's data, fitted to the terminal. The JSON envelope is ``errors.py``'s."""
 
 from __future__ import annotations
 
 import json
 
+from .errors import dumps
 from .policy import ROW_KEYS, TIME_KEYS
-from .render import dumps
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:

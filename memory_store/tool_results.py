@@ -11,8 +11,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from .commands import Command
-from .errors import MemoryStoreError
-from .render import dumps
+from .errors import MemoryStoreError, dumps
 
 log = logging.getLogger("memory_store.server")
 

@@ -686,8 +686,7 @@ def test_export_file_validates(outputs: dict[str, Result]) -> None:
 
 
 def test_internal_error_envelope_validates() -> None:
-    from memory_store.errors import MemoryStoreError
-    from memory_store.render import envelope
+    from memory_store.errors import MemoryStoreError, envelope
 
     for command in ("status", None):
         err = MemoryStoreError("INTERNAL_ERROR", "unexpected ValueError; rerun with …", {})
