@@ -7,7 +7,6 @@ import os
 from . import db, files, policy
 from .db import SCHEMA_VERSION
 from .errors import MemoryStoreError, error, require_confirm, unavailable
-from .files import create_private_file, make_private_dirs
 from .session import Opened, Session, not_initialized
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
@@ -117,6 +116,8 @@ def status(location: Location) -> dict[str, Any]:
 
 def _create_store(location: Location) -> bool:
     """The directory (0700) and an empty database file (0600); True if this call created it."""
+    from .file_writes import create_private_file, make_private_dirs, remove_side_files
+
     try:
         dir_st = files.check_data_dir(location.data_dir)
         if dir_st is None:
@@ -128,7 +129,7 @@ def _create_store(location: Location) -> bool:
     if files.check_store_files(location.path) is not None:
         return False
     # A stale -wal beside a missing database must never be replayed into a new one.
-    files.remove_side_files(location.path)
+    remove_side_files(location.path)
     try:
         create_private_file(location.path)
     except FileExistsError:

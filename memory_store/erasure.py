@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from . import db, files
+from . import db, file_writes, files
 from .db import SCHEMA_VERSION
 from .errors import MemoryStoreError, error, unavailable
 from .operations import drop_operation
@@ -148,7 +148,7 @@ def revoke_delete(location: Location) -> dict[str, Any]:
             "erased": True,
             "overwritten": True,
         }
-    files.remove_unsafe_side_files(location.path)
+    file_writes.remove_unsafe_side_files(location.path)
     deleted_rows, clean = _empty_if_readable(location)
     overwritten = _remove_files(location.path, clean)
     return {
@@ -247,7 +247,11 @@ def _remove_files(path: str, clean: bool) -> bool:
     they cannot be overwritten (a full disk); the result says so: True when
     the bytes were erased or zeroed.
     """
-    fds = [] if clean else [files.open_for_overwrite(path + s) for s in ("", "-wal", "-journal")]
+    fds = (
+        []
+        if clean
+        else [file_writes.open_for_overwrite(path + s) for s in ("", "-wal", "-journal")]
+    )
     overwritten = True
     try:
         try:
@@ -256,11 +260,11 @@ def _remove_files(path: str, clean: bool) -> bool:
             pass
         except OSError as exc:
             raise unavailable(exc) from None
-        files.remove_side_files(path)
+        file_writes.remove_side_files(path)
         for fd in fds:
             if fd is not None:
                 try:
-                    files.overwrite_with_zeros(fd)
+                    file_writes.overwrite_with_zeros(fd)
                 except MemoryStoreError:
                     overwritten = False
     finally:
