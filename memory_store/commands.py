@@ -1,7 +1,7 @@
 """The command registry: every command declared once, gathered from its family.
 
 Each family module (``commands_consent``, ``commands_memory``,
-``commands_host``) declares its commands with the parts in ``registry``;
+``commands_recall``, ``commands_host``) declares its commands with the parts in ``registry``;
 this module joins them in the order the help lists them and says which a model
 may call as MCP tools. ``cli.py`` builds argparse from it, the server its
 tools, ``scripts/gen_cli_reference.py`` ``references/cli.md``.
@@ -26,6 +26,8 @@ def _family(family: str) -> tuple[Command, ...]:
         from . import commands_consent as module
     elif family == "memory":
         from . import commands_memory as module
+    elif family == "recall":
+        from . import commands_recall as module
     else:
         from . import commands_host as module
     return module.FAMILY
@@ -41,7 +43,7 @@ def command(name: str) -> Command:
 
 
 def _all() -> dict[str, Command]:
-    declared = {c.name: c for f in ("consent", "memory", "host") for c in _family(f)}
+    declared = {c.name: c for f in ("consent", "memory", "recall", "host") for c in _family(f)}
     if set(declared) != set(NAMES):
         raise RuntimeError(f"commands declared and listed differ: {set(declared) ^ set(NAMES)}")
     return {name: command(name) for name in NAMES}

@@ -118,8 +118,9 @@ def test_platformdirs_only_without_an_explicit_directory(populated: Path, monkey
     ("args", "family"),
     [
         (["status"], "memory_store.commands_consent"),
-        (["context", "--subject-id", "obj-a"], "memory_store.commands_memory"),
-        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands_memory"),
+        (["context", "--subject-id", "obj-a"], "memory_store.commands_recall"),
+        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands_recall"),
+        (["log"], "memory_store.commands_memory"),
     ],
 )
 def test_a_call_imports_only_its_own_commands_family(
