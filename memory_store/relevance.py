@@ -112,8 +112,9 @@ def _invalid(rule: str, **details: Any) -> ArgumentRuleError:
 class _Rows:
     """The rows' folded texts, joined into one text that terms are found in."""
 
-    def __init__(self, whole: str, n: int):
+    def __init__(self, whole: str, n: int, utf8: bytes | None = None):
         self.whole = whole
+        self._utf8 = utf8  # the same text as UTF-8, when folding made it
         self.texts = texts = whole.split(terms.SEP)
         # n rows' values, then their n field names, then (search) their n subjects' labels
         self.n = n
@@ -136,7 +137,8 @@ class _Rows:
             for mark in terms.NFKC_PUNCTUATION:  # never part of a term
                 if mark in whole:
                     whole = whole.replace(mark, " ")
-        return cls(terms.folded(whole), n)
+        text, utf8 = terms.folded(whole)
+        return cls(text, n, utf8)
 
     def row_at(self, at: int) -> int:
         """The row holding position ``at`` of the joined text."""
@@ -145,9 +147,14 @@ class _Rows:
     def words(self) -> tuple[str, list[str]]:
         """The rows' ASCII words, each between spaces: one text and one per row."""
         if self._words is None:
-            joined = " " + terms.ascii_words(self.whole).replace(terms.SEP, f" {terms.SEP} ") + " "
+            joined = " " + terms.ascii_words(self.utf8()).replace(terms.SEP, f" {terms.SEP} ") + " "
             self._words = (joined, joined.split(terms.SEP))  # type: ignore[assignment]
         return self._words  # type: ignore[return-value]
+
+    def utf8(self) -> bytes:
+        if self._utf8 is None:
+            self._utf8 = self.whole.encode("utf-8", "surrogatepass")
+        return self._utf8
 
     def without_le(self) -> _Rows:
         if self._without_le is None:
@@ -163,7 +170,8 @@ class _Rows:
             n = self.n
             texts = self.texts[: 2 * n]  # a label adds no length
             spaces = map(str.count, texts, repeat(" "))
-            extra = map(int.__sub__, map(len, map(str.encode, texts)), map(len, texts))
+            utf8 = self.utf8().split(b"\x00", 2 * n)  # SEP, as UTF-8
+            extra = map(int.__sub__, map(len, utf8[: 2 * n]), map(len, texts))
             each = list(map(sum, zip(spaces, extra, repeat(1))))
             self._lengths = list(map(int.__add__, each[:n], each[n : 2 * n]))
         return self._lengths

@@ -132,23 +132,23 @@ _PLAIN = bytes(range(0xC0)) + bytes(range(0xE4, 0xEA))
 _PLAIN_SHORT = 8000  # longer, unicodedata's own check (faster per character) pays for itself
 
 
-def folded(text: str) -> str:
-    """``text`` in NFKC form (full-width letters as ASCII), lowercase.
+def folded(text: str) -> tuple[str, bytes]:
+    """``text`` in NFKC form (full-width letters as ASCII), lowercase, and its UTF-8.
 
     A short text of ASCII and ideographs alone, the usual Chinese text, is lowered as
     bytes: its ideographs have no case and no other form, and unicodedata (whose import
     costs more than ranking one person's rows) is not loaded for it."""
-    if text.isascii():
-        return text.lower()
-    if len(text) < _PLAIN_SHORT:
+    if text.isascii() or len(text) < _PLAIN_SHORT:
         data = text.encode("utf-8", "surrogatepass")
-        if not data.translate(None, _PLAIN):
-            return data.lower().decode()
+        if text.isascii() or not data.translate(None, _PLAIN):
+            data = data.lower()
+            return data.decode("utf-8", "surrogatepass"), data
     import unicodedata  # loaded only for text that needs it
 
     if not unicodedata.is_normalized("NFKC", text):  # checked far faster than normalized
         text = unicodedata.normalize("NFKC", text)
-    return text.lower()
+    text = text.lower()
+    return text, text.encode("utf-8", "surrogatepass")
 
 
 def fold_text(text: str) -> tuple[str, list[str], list[str]]:
@@ -161,7 +161,7 @@ def fold_text(text: str) -> tuple[str, list[str], list[str]]:
     if text.isascii():
         text = text.lower()
         return text, ascii_words(text).split(), []
-    text = folded(" ".join("".join(c if c.isalnum() else " " for c in text).split()))
+    text = folded(" ".join("".join(c if c.isalnum() else " " for c in text).split()))[0]
     words: list[str] = []
     runs: list[str] = []
     for run in text.split():
@@ -178,9 +178,10 @@ def fold_text(text: str) -> tuple[str, list[str], list[str]]:
     return text, words, runs
 
 
-def ascii_words(text: str) -> str:
-    """``text`` with every character but ASCII letters and digits a space."""
-    return text.encode().translate(_WORDS_ONLY, _CONTINUATION).decode()
+def ascii_words(text: str | bytes) -> str:
+    """``text`` (or its UTF-8) with every character but ASCII letters and digits a space."""
+    data = text if isinstance(text, bytes) else text.encode()
+    return data.translate(_WORDS_ONLY, _CONTINUATION).decode()
 
 
 def cjk_terms(runs: list[str]) -> list[str]:
@@ -237,9 +238,9 @@ def _joined(column: int) -> str:
     found = _JOINED.get(column)
     if found is None:
         side = 0 if column == 1 else 1
-        heads = "".join([f" {group[column]} " for group in GROUPS])
-        members = "".join([f" {m[side].replace('; ', '  ')} " for m in MEMBERS.values()])
-        found = _JOINED[column] = heads + members
+        heads = "  ".join([group[column] for group in GROUPS])
+        members = "  ".join([m[side] for m in MEMBERS.values()]).replace("; ", "  ")
+        found = _JOINED[column] = f" {heads}  {members} "
     return found
 
 
@@ -357,9 +358,9 @@ class Group:
         english = [group[1]] if heads else []
         zh = [group[3]] if heads else []
         if clusters:
-            member_english, member_chinese = MEMBERS[group[0]]
-            english += [member_english.split("; ")[k] for k in clusters]
-            zh += [member_chinese.split("; ")[k] for k in clusters]
+            member_english, member_chinese = (side.split("; ") for side in MEMBERS[group[0]])
+            english += [member_english[k] for k in clusters]
+            zh += [member_chinese[k] for k in clusters]
         words = [w for text in english for w in text.split() if w != "-"]
         stems = dict.fromkeys(stem_of(w) for w in words if "_" not in w)
         self.keys = [(f" {key}", stem) for stem in stems for key in search_keys(stem)]
