@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import sys
+from types import SimpleNamespace
 
 from . import __version__
 from .errors import ArgumentRuleError, MemoryStoreError, dumps, envelope, write
@@ -35,6 +36,13 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         raise _ArgumentError(message, self.command_name)
+
+    def format_help(self) -> str:
+        if self.command_name is None:  # the top-level parser: its epilog lists every family's
+            from .commands import listing  # commands, so it is written only for --help
+
+            self.epilog = listing(PROG)
+        return super().format_help()
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # argparse builds a formatter for every add_argument call, and the stock
@@ -105,17 +113,7 @@ class _LazyRe:
         return getattr(re, name)
 
 
-class _Groups(tuple):
-    """What argparse reads of a match: ``groups()`` and ``group(1)``."""
-
-    def groups(self) -> tuple[str, ...]:
-        return tuple(self)
-
-    def group(self, index: int) -> str:
-        return self[index - 1]
-
-
-def _nargs_match(pattern: str, text: str) -> _Groups | bool | None:
+def _nargs_match(pattern: str, text: str) -> SimpleNamespace | bool | None:
     """``re.match`` of a pattern argparse builds to count the words each argument takes
     ("(-*A-*)([-AO]*)": groups of A, O, - or [a class], each alone, * or ?) against the
     kinds of the words ("AAO"); False for no match, None for a pattern of another shape.
@@ -152,7 +150,10 @@ def _nargs_match(pattern: str, text: str) -> _Groups | bool | None:
 
     if not walk(0, 0, 0):
         return False
-    return _Groups(text[a:b] for a, b in zip([0, *ends], ends, strict=False))
+    found = tuple(text[a:b] for a, b in zip([0, *ends], ends, strict=False))
+    return SimpleNamespace(
+        groups=lambda: found, group=lambda i: found[i - 1]
+    )  # what argparse reads
 
 
 def argv_text(text: str) -> str:
@@ -231,20 +232,10 @@ def _declared(name: str) -> Command:
     return next(c for c in FAMILY if c.name == name)
 
 
-class _TopParser(_Parser):
-    """The top-level parser; its epilog (every family's commands) is written for --help."""
-
-    def format_help(self) -> str:
-        from .commands import listing
-
-        self.epilog = listing(PROG)
-        return super().format_help()
-
-
 def build_parser() -> _Parser:
     """The top-level parser: global options, then the command and its arguments (the
     command's own parser is built only for the command given: :func:`parse`)."""
-    parser = _TopParser(
+    parser = _Parser(
         prog=PROG,
         allow_abbrev=False,
         description="A local, consent-gated, bounded long-term memory for conversational assistants.",

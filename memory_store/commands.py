@@ -14,7 +14,7 @@ without this module) and only ``--help``, the server and the reference read
 
 from __future__ import annotations
 
-from .registry import FAMILY_OF, NAMES, Command, Option, Tool
+from .registry import FAMILY_OF, NAMES, Command, Option
 
 __all__ = ["COMMANDS", "NAMES", "TOOLS", "Command", "Option", "Tool", "command"]
 
@@ -64,6 +64,30 @@ def __getattr__(name: str) -> dict[str, Command]:
         commands = globals()["COMMANDS"] = _all()
         return commands
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class Tool:
+    """How the MCP server offers a command to a model: its tool name, the title a client
+    shows, its hints, and whether the person must confirm it in their client
+    (elicitation) first."""
+
+    __slots__ = ("name", "title", "read_only", "destructive", "idempotent", "confirm")
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        read_only: bool = False,
+        destructive: bool = False,
+        idempotent: bool = False,
+        confirm: bool = False,
+    ):
+        self.name = name
+        self.title = title
+        self.read_only = read_only
+        self.destructive = destructive
+        self.idempotent = idempotent
+        self.confirm = confirm
 
 
 # The MCP tools (server.py): the commands a model may call, and the ones the person

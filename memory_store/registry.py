@@ -166,7 +166,7 @@ class Command:
         self.call = _in_command_words(call) if call and CONFIRM in options else call
         self.output = output
         self.notes = notes
-        self.tool: Tool | None = None  # set below, from TOOLS
+        self.tool: Any = None  # a commands.Tool, set by commands.command (the MCP server reads it)
         self.serves = serves  # owns stdout (the MCP server): no envelope on success
 
 
@@ -183,30 +183,6 @@ def _in_command_words(
             raise exc.on_command_line() from None
 
     return run
-
-
-class Tool:
-    """How the MCP server offers a command to a model: its tool name, the title a client
-    shows, its hints, and whether the person must confirm it in their client
-    (elicitation) first."""
-
-    __slots__ = ("name", "title", "read_only", "destructive", "idempotent", "confirm")
-
-    def __init__(
-        self,
-        name: str,
-        title: str,
-        read_only: bool = False,
-        destructive: bool = False,
-        idempotent: bool = False,
-        confirm: bool = False,
-    ):
-        self.name = name
-        self.title = title
-        self.read_only = read_only
-        self.destructive = destructive
-        self.idempotent = idempotent
-        self.confirm = confirm
 
 
 # Each command, in the order the help lists them, and the family module declaring it
