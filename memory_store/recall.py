@@ -166,8 +166,9 @@ def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
     if session.blank:
         return []
     if subject_id is None:
-        return session.read_rows()
-    return session.read_rows(" WHERE subject_id IN (?, ?)", (policy.USER_SUBJECT, subject_id))
+        return session.read_rows(columns=rows.RECALL)
+    where = " WHERE subject_id IN (?, ?)"
+    return session.read_rows(where, (policy.USER_SUBJECT, subject_id), rows.RECALL)
 
 
 # What one call derives from the rows it read: the current rows, the ids whose since is

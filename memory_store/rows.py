@@ -20,6 +20,10 @@ STORED_TIME = ("since", "past", "pinned", "occurred_offset")
 ALL_COLUMNS = (*ROW_KEYS, *STORED_TIME, "occurred_key", "write_seq")
 PUBLIC_KEYS = (*ROW_KEYS, *TIME_KEYS)
 SELECT = "SELECT " + ", ".join(ALL_COLUMNS) + " FROM memories"
+# What context and search read of a row: not its creation time, its event key or the
+# offset the review page shows (each column costs every row of every turn).
+RECALL = " ".join(("SELECT", ", ".join(c for c in ALL_COLUMNS if c not in (
+    "created_at", "occurred_key", "occurred_offset")), "FROM memories"))  # fmt: skip
 INSERT = (
     f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
@@ -106,8 +110,10 @@ def label(row: dict[str, Any]) -> str:
     return where if row["subject_id"] == policy.USER_SUBJECT else f"{row['subject_id']} {where}"
 
 
-def select(conn: sqlite3.Connection, where: str = "", params: Any = ()) -> list[dict[str, Any]]:
-    return db.fetch_all(conn, SELECT + where, params)
+def select(
+    conn: sqlite3.Connection, where: str = "", params: Any = (), columns: str = SELECT
+) -> list[dict[str, Any]]:
+    return db.fetch_all(conn, columns + where, params)
 
 
 def find_by_key(conn: sqlite3.Connection, key: tuple[str, ...]) -> dict[str, Any] | None:

@@ -203,25 +203,29 @@ class Session:
 
     # -------------------------------------------------------------- reading
 
-    def read_rows(self, where: str = "", params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    def read_rows(
+        self, where: str = "", params: tuple[Any, ...] = (), columns: str | None = None
+    ) -> list[dict[str, Any]]:
         """``rows.select`` on this connection. A held session keeps the last answer while
         SQLite says the database is unchanged, the rule SQLite's own page cache follows:
         no commit by another connection (``PRAGMA data_version``) and none by this one
         (``total_changes``). Reading ~40 rows costs more than ranking them, and a host asks
         about the same person turn after turn. The rows are shared: never change them.
+        ``columns``: a ``SELECT ... FROM memories`` of fewer columns (``rows.RECALL``).
         """
         from . import rows
 
+        columns = columns or rows.SELECT
         if not self.remember:
-            return rows.select(self.conn, where, params)
+            return rows.select(self.conn, where, params, columns)
         try:
-            key = (where, *params, db.data_version(self.conn), self.conn.total_changes)
+            key = (columns, where, *params, db.data_version(self.conn), self.conn.total_changes)
         except sqlite3.Error as exc:
             raise db.translate(exc) from None
         if self._rows is not None and self._rows[0] == key:
             return self._rows[1]
         self._rows = None  # never two copies
-        found = rows.select(self.conn, where, params)
+        found = rows.select(self.conn, where, params, columns)
         self._rows = (key, found)
         return found
 
