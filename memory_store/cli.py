@@ -23,19 +23,16 @@ ENV_DEBUG = "MEMORY_STORE_DEBUG"
 PROG = "memory-store"
 
 
-class _ArgumentError(Exception):
-    def __init__(self, message: str, command: str | None):
-        super().__init__(message)
-        self.command = command
-
-
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises instead of printing usage and exiting."""
+    """An ArgumentParser that raises (INVALID_ARGUMENTS, naming its command) instead of
+    printing usage and exiting."""
 
     command_name: str | None = None
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        raise _ArgumentError(message, self.command_name)
+        refused = MemoryStoreError("INVALID_ARGUMENTS", message, {})
+        refused.command = self.command_name  # type: ignore[attr-defined] # for the envelope
+        raise refused
 
     def format_help(self) -> str:
         if self.command_name is None:  # the top-level parser: its epilog lists every family's
@@ -377,9 +374,9 @@ def _run(
     try:
         try:
             ns = parse(args, from_argv)
-        except _ArgumentError as exc:
-            command = exc.command
-            message = str(exc)
+        except MemoryStoreError as exc:  # only _Parser.error raises one while parsing
+            command = exc.command  # type: ignore[attr-defined]
+            message = exc.message
             if "required: COMMAND" in message:
                 message = f"a command is required; see `{PROG} --help`"
             elif command and any(a.split("=")[0] in ("--format", "--data-dir") for a in args[1:]):

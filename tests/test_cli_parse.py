@@ -17,6 +17,7 @@ import re
 import pytest
 
 from memory_store import cli
+from memory_store.errors import MemoryStoreError
 from memory_store.registry import NAMES
 
 NARGS = (None, "?", "*", "+", argparse.REMAINDER, argparse.PARSER, argparse.SUPPRESS, 1, 2, 3)
@@ -90,8 +91,8 @@ def _argvs() -> list[list[str]]:
 def _outcome(argv: list[str]) -> tuple[str, object]:
     try:
         return "ok", vars(cli.parse(argv))
-    except cli._ArgumentError as exc:
-        return "error", (str(exc), exc.command)
+    except MemoryStoreError as exc:
+        return "error", (exc.code, exc.message, exc.command)
     except SystemExit as exc:
         return "exit", exc.code
 

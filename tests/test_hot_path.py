@@ -146,10 +146,11 @@ def test_the_parse_leaves_argparse_as_found_and_still_knows_a_negative_number() 
     import argparse
 
     from memory_store import cli
+    from memory_store.errors import MemoryStoreError
 
     before = (argparse._, argparse._re)
     assert cli.parse(["search", "--query", "-2.5"]).query == "-2.5"
     assert cli.parse(["search", "--query", "-7"]).query == "-7"
-    with pytest.raises(cli._ArgumentError, match="expected one argument"):
+    with pytest.raises(MemoryStoreError, match="expected one argument"):
         cli.parse(["search", "--query", "-x"])
     assert (argparse._, argparse._re) == before
