@@ -1,10 +1,10 @@
 """The command registry: every command declared once, gathered from its family.
 
-Each family module (``commands_consent``, ``commands_memory``,
-``commands_recall``, ``commands_host``) declares its commands with the parts in ``registry``;
-this module joins them in the order the help lists them and says which a model
-may call as MCP tools. ``cli.py`` builds argparse from it, the server its
-tools, ``scripts/gen_cli_reference.py`` ``references/cli.md``.
+Each family module (``commands_consent``, ``commands_memory``, ``commands_recall``,
+``commands_host``) declares its commands with the parts in ``registry``; this module
+joins them in the order the help lists them and says which a model may call as MCP
+tools. ``cli.py`` builds argparse from it, the server its tools,
+``scripts/gen_cli_reference.py`` ``references/cli.md``.
 Importing this module must stay cheap: every assistant turn pays for it. So a
 family is imported only when one of its commands is asked for: a command-line
 call needs only its own command (``cli.py`` finds it from ``registry.FAMILY_OF``

@@ -20,10 +20,10 @@ STORED_TIME = ("since", "past", "pinned", "occurred_offset")
 ALL_COLUMNS = (*ROW_KEYS, *STORED_TIME, "occurred_key", "write_seq")
 PUBLIC_KEYS = (*ROW_KEYS, *TIME_KEYS)
 SELECT = "SELECT " + ", ".join(ALL_COLUMNS) + " FROM memories"
-# What context and search read of a row: not its creation time, its event key or the
-# offset the review page shows (each column costs every row of every turn).
-RECALL = " ".join(("SELECT", ", ".join(c for c in ALL_COLUMNS if c not in (
-    "created_at", "occurred_key", "occurred_offset")), "FROM memories"))  # fmt: skip
+# What context reads of a row: not its creation time, its event key or the offset the
+# review page shows (each column is decoded for every row of every turn).
+_NOT_RECALLED = ("created_at", "occurred_key", "occurred_offset")
+RECALL = "SELECT " + ", ".join(c for c in ALL_COLUMNS if c not in _NOT_RECALLED) + " FROM memories"
 INSERT = (
     f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
