@@ -302,13 +302,17 @@ def units_named(stems: list[str], spaced: str, text: str) -> list[int]:
         text = without_le(text)
         joined = _joined(3)
         for char in dict.fromkeys(text.replace(" ", "")):
-            key = " " + char
-            at = joined.find(key)
+            # The character alone, not " " + it: a one-character search is several times
+            # faster in a text where every other character is a space.
+            at = joined.find(char)
             while at != -1:
-                end = joined.find(" ", at + 1)
-                if joined[at + 1 : end] in text:
-                    found[_unit_at(joined, at)] = None
-                at = joined.find(key, end)
+                if joined[at - 1] != " ":  # inside a term
+                    at = joined.find(char, at + 1)
+                    continue
+                end = joined.find(" ", at)
+                if joined[at:end] in text:
+                    found[_unit_at(joined, at - 1)] = None
+                at = joined.find(char, end)
     return sorted(found)
 
 
