@@ -377,7 +377,9 @@ def _run(
     try:
         try:
             ns = parse(args, from_argv)
-        except MemoryStoreError as exc:  # only _Parser.error raises one while parsing
+        except MemoryStoreError as exc:
+            if not hasattr(exc, "command"):
+                raise  # not the parser's (_Parser.error): as it is
             command = exc.command  # type: ignore[attr-defined]
             message = exc.message
             if "required: COMMAND" in message:
