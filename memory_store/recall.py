@@ -183,13 +183,21 @@ def _derived(
 ) -> tuple[list[dict[str, Any]], set[str], list[dict[str, Any]]]:
     if _DERIVED and _DERIVED[0] is found and _DERIVED[1] == subject_id:
         return _DERIVED[2]
-    current = [r for r in found if r["value"] != ""]  # an ended row has no current value
     # The past of the rows this call may recall: without a subject, the profile's only.
     mine = [r for r in found if subject_id is not None or r["scope"] == "user"]
-    history = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
-    derived = (current, _dated(current), history)
+    derived = _derive(found, mine)
     _DERIVED[:] = [found, subject_id, derived]
     return derived
+
+
+def _derive(
+    found: list[dict[str, Any]], mine: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], set[str], list[dict[str, Any]]]:
+    """The current rows of ``found`` (an ended row has none), the ids whose ``since`` is
+    shown, and the past values of ``mine`` as rows."""
+    current = [r for r in found if rows.is_current(r)]
+    history = rows.past_rows([r for r in mine if r["scope"] in policy.HISTORY_SCOPES])
+    return current, _dated(current), history
 
 
 def forget() -> None:
@@ -356,11 +364,11 @@ def search(
     from .relevance import about_time as asks_about_time
 
     found = [] if session.blank else _select(session, subject_id, scope)
-    current = [r for r in found if r["value"] != ""]
-    past = rows.past_rows([r for r in found if r["scope"] in policy.HISTORY_SCOPES])
+    current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)[:limit]
-    dated = _dated(current) | ({r["id"] for r in ranked} if about_time else set())
+    if about_time:
+        dated = dated | {r["id"] for r in ranked}
     hits = [compact(r, None, dated) for r in ranked]
     kept, omitted = fit(hits, max_chars)
     return {"query": query, "count": len(kept), "memories": kept, "truncated": omitted > 0}
