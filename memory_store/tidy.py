@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from . import policy, rows
+from . import caps, policy, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -54,10 +54,6 @@ def _finding(kind: str, subject: str, ids: list[str], message: str) -> dict[str,
     return {"kind": kind, "subject_id": subject, "ids": ids, "message": message}
 
 
-def _where(row: dict[str, Any]) -> str:
-    return rows.label(row)
-
-
 def _same_concept(
     found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: list[dict[str, Any]]
 ) -> None:
@@ -74,7 +70,7 @@ def _same_concept(
                 "same_concept",
                 subject,
                 [r["id"] for r in group],
-                f"{_where(newest)}: {len(group)} current rows hold the same {concept}: {names}; "
+                f"{rows.label(newest)}: {len(group)} current rows hold the same {concept}: {names}; "
                 f"the newest is {newest['field']}",
             )
         )
@@ -98,7 +94,7 @@ def _stale(
                     "stale_hypothesis",
                     r["subject_id"],
                     [r["id"]],
-                    f"{_where(r)}: a guess not revisited for over {days} days "
+                    f"{rows.label(r)}: a guess not revisited for over {days} days "
                     f"(last written {r['updated_at'][:10]})",
                 )
             )
@@ -121,7 +117,7 @@ def _relative(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> No
                     "relative_date",
                     r["subject_id"],
                     [r["id"]],
-                    f"{_where(r)}: says “{words[0]}”, relative to {day}; write the date instead",
+                    f"{rows.label(r)}: says “{words[0]}”, relative to {day}; write the date instead",
                 )
             )
 
@@ -133,15 +129,14 @@ def _near_cap(
     (events and hypotheses), or that a new field will be refused (profile kinds)."""
     counts: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
     for r in everything:
-        per_subject = policy.CAPS[r["scope"]]["per"] == "subject"
-        counts.setdefault((r["scope"], r["subject_id"] if per_subject else None), []).append(r)
+        counts.setdefault(caps.group_of(r), []).append(r)
     for (scope, subject), group in sorted(
         counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")
     ):
         owner = subject or policy.USER_SUBJECT  # the user profile's cap is store-wide
         if subject_id is not None and owner != subject_id:
             continue
-        cap = int(policy.CAPS[scope]["max"])  # type: ignore[call-overload]
+        cap = caps.cap_of(scope)
         if len(group) < policy.NEAR_CAP_SHARE * cap:
             continue
         where = scope if subject is None else f"{subject} {scope}"
@@ -182,7 +177,7 @@ def _ended(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
                     "ended",
                     r["subject_id"],
                     [r["id"]],
-                    f"{_where(r)}: ended {until}; it still counts against its cap "
+                    f"{rows.label(r)}: ended {until}; it still counts against its cap "
                     "(delete it to make room, or keep it as history)",
                 )
             )
