@@ -193,7 +193,7 @@ class Batch:
         if not rows.is_current(row):
             self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
             return
-        until = d.get("occurred_day") or (d.get("occurred_at") or self.now)[:10]
+        until = timeline.day_of(d, self.now[:10])
         new = self._end_row(row, until)
         self.results.append({"index": i, "action": "ended", "memory": rows.public(new)})
 

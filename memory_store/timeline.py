@@ -33,12 +33,18 @@ def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> 
     if delta.get("since"):  # a restore brings the row's own date
         return delta["since"]
     if delta.get("occurred_at"):
-        return delta.get("occurred_day") or delta["occurred_at"][:10]
+        return day_of(delta, today)
     if row is None or not rows.is_current(row):
         return today
     if row["value"] == delta["value"] or delta.get("correction"):
         return row["since"] or today
     return today
+
+
+def day_of(delta: dict[str, Any], today: str) -> str:
+    """The day a delta is dated: its ``occurred_at``'s own day (in the offset it was given
+    with, as validation found it), else ``today``."""
+    return delta.get("occurred_day") or (delta.get("occurred_at") or today)[:10]
 
 
 def with_past(row: dict[str, Any], until: str) -> str:
