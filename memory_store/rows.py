@@ -57,8 +57,12 @@ def forbidden_char(text: str) -> tuple[int, str] | None:
     return None  # other format characters and spaces are allowed
 
 
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+STAMP = "%Y-%m-%dT%H:%M:%SZ"  # how the store writes a time: UTC, to the second
+
+
+def now(ago: float = 0) -> str:
+    """The time ``ago`` seconds before now, as the store writes times."""
+    return time.strftime(STAMP, time.gmtime(time.time() - ago))
 
 
 def public(row: dict[str, Any]) -> dict[str, Any]:
@@ -96,10 +100,6 @@ def key_of(row: dict[str, Any]) -> str:
 def storage_order(row: dict[str, Any]) -> tuple[int, str, str, str]:
     """``show`` and ``export`` order: scope, subject, field, event date."""
     return (SCOPE_ORDER[row["scope"]], row["subject_id"], row["field"], row["occurred_key"])
-
-
-def today() -> str:
-    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 def label(row: dict[str, Any]) -> str:

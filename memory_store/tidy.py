@@ -4,8 +4,6 @@ shows the person and applies only on their yes, as one undoable operation."""
 
 from __future__ import annotations
 
-import time
-
 from . import caps, policy, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
@@ -86,7 +84,7 @@ def _stale(
     """Hypotheses not rewritten for ``STALE_HYPOTHESIS_DAYS`` days: a guess that nothing
     has confirmed since is proposed for deletion."""
     days = policy.STALE_HYPOTHESIS_DAYS
-    cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days * 86400))
+    cutoff = rows.now(ago=days * 86400)
     for r in found:
         if r["scope"] == "hypothesis" and r["updated_at"] < cutoff:
             findings.append(

@@ -102,7 +102,7 @@ _ROW_TIMES = ("created_at", "updated_at")
 _FORMAT_PREFIX = "memory-store-export/"
 
 
-def _is_stamp(value: Any, fmt: str = "%Y-%m-%dT%H:%M:%SZ", length: int = 20) -> bool:
+def _is_stamp(value: Any, fmt: str = rows.STAMP, length: int = 20) -> bool:
     """A UTC time as the store writes it (or, with ``_DATE``, a date), zero-padded:
     strptime alone would take "2026-1-1"."""
     if not isinstance(value, str) or len(value) != length:

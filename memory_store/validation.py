@@ -16,7 +16,7 @@ from typing import Any
 
 from . import policy
 from .errors import MemoryStoreError
-from .rows import forbidden_char
+from .rows import STAMP, forbidden_char
 from .sensitive import sensitive_field, sensitive_text  # also re-exported from here
 
 Delta = dict[str, Any]
@@ -240,7 +240,7 @@ def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
             int(second or 0),
             tzinfo=offset,
         )
-        return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return dt.astimezone(timezone.utc).strftime(STAMP)
     except (ValueError, OverflowError):
         raise _invalid(
             f"{path} must be a real calendar date like 2026-08-02, or a date and time like "
