@@ -19,20 +19,18 @@ from .registry import (
     subject_option,
 )
 
+# show's and search's --scope
+ONLY_SCOPE = Option(
+    "scope", "scope", "only this scope", metavar="K", check=check_scope, schema=SCOPE_SCHEMA
+)
+
 FAMILY = (
     Command(
         "show",
         "Show everything stored, optionally for one subject or scope.",
         (
             subject_option("only this subject"),
-            Option(
-                "scope",
-                "scope",
-                "only this scope",
-                metavar="K",
-                check=check_scope,
-                schema=SCOPE_SCHEMA,
-            ),
+            ONLY_SCOPE,
         ),
         lambda s, a: s.show(subject_id=a["subject_id"], scope=a["scope"]),
         (
@@ -127,14 +125,7 @@ FAMILY = (
                 schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
             ),
             subject_option("only this subject"),
-            Option(
-                "scope",
-                "scope",
-                "only this scope",
-                metavar="K",
-                check=check_scope,
-                schema=SCOPE_SCHEMA,
-            ),
+            ONLY_SCOPE,
             Option(
                 "limit",
                 "int",
