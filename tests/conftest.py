@@ -16,6 +16,8 @@
   process: POSIX locks belong to the process, so any open/close of the file in
   the test process (reading its bytes) would silently drop a connection's
   locks there, and the store would no longer really be held.
+- ``raw_mcp_session``: raw lines to ``memory-store mcp`` over pipes, below the
+  SDK, for what a client library would never send; ``RAW_HANDSHAKE`` first.
 - ``ROW_KEYS``: the contract's row keys (§6), written out once.
 """
 
@@ -397,3 +399,55 @@ def refused(result: Any, code: str) -> dict[str, Any]:
     assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
     assert result.content[0].text.startswith(f"{code}: ")
     return payload
+
+
+# ---------------------------------------------------------------- MCP below the SDK
+
+RAW_INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+RAW_INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+RAW_HANDSHAKE = [json.dumps(RAW_INIT).encode(), json.dumps(RAW_INITIALIZED).encode()]
+
+
+def raw_mcp_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, Any]]:
+    """``lines`` to ``memory-store mcp`` over pipes, then the replies by id (the first
+    for each), once every id in ``want`` is answered. Every line on stdout must be
+    JSON-RPC, the server must exit 0 when its input ends, and no traceback may reach
+    stderr."""
+    import select
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_store", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"".join(line + b"\n" for line in lines))
+    proc.stdin.flush()
+    out: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 60
+    while want - {m.get("id") for m in out} and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+        if ready:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            out.append(json.loads(line))  # every line on stdout is JSON-RPC
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    out += [json.loads(line) for line in proc.stdout.read().splitlines()]
+    assert b"Traceback" not in proc.stderr.read()
+    replies: dict[Any, dict[str, Any]] = {}
+    for m in out:
+        replies.setdefault(m.get("id"), m)
+    return replies

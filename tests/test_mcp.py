@@ -17,7 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, held_open, ok, refused, run_cli
+from conftest import (
+    DB_NAME,
+    RAW_HANDSHAKE,
+    db_connect,
+    delta,
+    held_open,
+    ok,
+    raw_mcp_session,
+    refused,
+    run_cli,
+)
 from mcp import Client
 from mcp_types import ElicitResult
 
@@ -477,31 +487,11 @@ async def test_memory_store_mcp_obeys_data_dir(enabled: Path, tmp_path: Path) ->
 def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
     enabled: Path,
 ) -> None:
-    import select
-    import time
-
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memory_store", "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
     lines = [
-        "this is not json",
-        json.dumps(init),
-        '{"jsonrpc": "2.0", "id": 99, "method": ',
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        b"this is not json",
+        RAW_HANDSHAKE[0],
+        b'{"jsonrpc": "2.0", "id": 99, "method": ',
+        RAW_HANDSHAKE[1],
         json.dumps(
             {
                 "jsonrpc": "2.0",
@@ -509,7 +499,7 @@ def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
                 "method": "tools/call",
                 "params": {"name": "memory_status", "arguments": {}},
             }
-        ),
+        ).encode(),
         json.dumps(
             {
                 "jsonrpc": "2.0",
@@ -517,29 +507,12 @@ def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
                 "method": "tools/call",
                 "params": {"name": "memory_apply", "arguments": {"delta": "not an object"}},
             }
-        ),
+        ).encode(),
     ]
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write("".join(line + "\n" for line in lines))
-    proc.stdin.flush()
-    out: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 60
-    while {1, 2, 3} - {m.get("id") for m in out} and time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-        if ready:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            out.append(json.loads(line))  # every line on stdout is JSON-RPC
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0
-    rest = proc.stdout.read()
-    out += [json.loads(line) for line in rest.splitlines()]
-    by_id = {m.get("id"): m for m in out}
+    by_id = raw_mcp_session(lines, {1, 2, 3})
     assert by_id[2]["result"]["structuredContent"]["exists"] is True
     assert by_id[3]["result"]["isError"] is True
     assert by_id[3]["result"]["structuredContent"]["code"] in ("INVALID_ARGUMENTS", "INVALID_DELTA")
-    assert "Traceback" not in proc.stderr.read()
 
 
 def test_without_the_extra_mcp_is_invalid_arguments_naming_the_install(enabled: Path) -> None:

@@ -12,16 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conftest import delta, ok, refused, run_cli
+from conftest import RAW_HANDSHAKE, delta, ok, raw_mcp_session, refused, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
@@ -254,48 +251,6 @@ def test_the_cli_refuses_the_same_repeated_key(enabled: Path) -> None:
     assert r.error["details"] == {"index": None, "path": "$"}
 
 
-def _raw_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, Any]]:
-    """Raw lines to ``memory-store mcp`` over pipes (legacy handshake first); the replies by id."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memory_store", "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    head = [json.dumps(init).encode(), json.dumps(initialized).encode()]
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(b"".join(line + b"\n" for line in head + lines))
-    proc.stdin.flush()
-    out: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 60
-    while want - {m.get("id") for m in out} and time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-        if ready:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            out.append(json.loads(line))
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0
-    out += [json.loads(line) for line in proc.stdout.read().splitlines()]
-    assert b"Traceback" not in proc.stderr.read()
-    replies: dict[Any, dict[str, Any]] = {}
-    for m in out:
-        replies.setdefault(m.get("id"), m)
-    return replies
-
-
 def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
     call = '{"jsonrpc": "2.0", "id": %s, "method": "tools/call", "params": %s}'
     lines = [
@@ -306,7 +261,7 @@ def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
         b"this is not json",
         (call % (6, '{"name": "memory_status", "arguments": {}}')).encode(),
     ]
-    replies = _raw_session(lines, {2, 3, 4, 5, 6})
+    replies = raw_mcp_session([*RAW_HANDSHAKE, *lines], {2, 3, 4, 5, 6})
     assert replies[2]["result"]["isError"] is True
     assert replies[2]["result"]["structuredContent"]["code"] == "INVALID_ARGUMENTS"
     assert replies[3]["error"]["message"] == "repeated key 'name' in a JSON object"
