@@ -63,14 +63,28 @@ _VARYING = [
     (re.compile(r"op-[0-9a-f]{8}"), "op-ID"),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "TIME"),
     (re.compile(r"/\S*memory\.sqlite3"), "PATH"),
+    (re.compile(r"--data-dir \S+"), "--data-dir DIR"),  # the run's temporary store
 ]
 
 
-def _same(old: str, new: str) -> bool:
-    """Equal but for ids, times and the path, which differ on every run."""
+def _same(old: str, new: str, old_day: str | None, new_day: str | None) -> bool:
+    """Equal but for ids, times, the path and the day each run wrote its rows (a row's
+    ``since`` when no date was given), which differ on every run."""
     for pattern, repl in _VARYING:
         old, new = pattern.sub(repl, old), pattern.sub(repl, new)
+    if old_day:
+        old = re.sub(rf"\b{re.escape(old_day)}\b", "RUN-DAY", old)
+    if new_day:
+        new = re.sub(rf"\b{re.escape(new_day)}\b", "RUN-DAY", new)
     return old == new
+
+
+_STAMP_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}Z")
+
+
+def _run_day(text: str) -> str | None:
+    match = _STAMP_DAY.search(text)
+    return match.group(1) if match else None
 
 
 def _steps(body: str) -> list[tuple[str, str]]:
@@ -97,7 +111,9 @@ def render(text: str, env: dict[str, str]) -> str:
             new = run(words[1:], env) if words and words[0] == "memory-store" else old
             steps.append((line, old, new))
         fresh.append(steps)
-    changed = any(not _same(old, new) for steps in fresh for _, old, new in steps)
+    old_day = _run_day(text)
+    new_day = next((d for steps in fresh for _, _, new in steps if (d := _run_day(new))), None)
+    changed = any(not _same(old, new, old_day, new_day) for steps in fresh for _, old, new in steps)
     outputs = iter(fresh)
 
     def block(match: re.Match[str]) -> str:

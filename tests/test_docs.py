@@ -1127,27 +1127,43 @@ def test_readme_starts_with_the_install_and_test_commands() -> None:
         ), step
 
 
+def test_ci_replays_the_documents_a_year_ahead() -> None:
+    """Contract §23: no test depends on the day it runs; CI proves it for the generated
+    documents by running their tests again with the clock moved (libfaketime)."""
+    ci = _read(ROOT / ".ci" / "run")
+    assert re.search(r"^faketime -f '\+365d' \.venv/bin/python -m pytest .*test_docs", ci, re.M)
+
+
 _VARYING = [
     (re.compile(r"m-[0-9a-f]{16}"), "m-ID"),
     (re.compile(r"op-[0-9a-f]{8}"), "op-ID"),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "TIME"),
     (re.compile(r"--data-dir \S+"), "--data-dir DIR"),  # the page's MEMORY_STORE_DIR, named
 ]
+_STAMP_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}Z")
 
 
-def _normalize(text: str) -> str:
+def _run_day(text: str) -> str | None:
+    """The UTC day a session ran, read off its first timestamp: the day a row was
+    written is its ``since`` when no date was given, so it is masked like the times
+    (the page was generated on one day and is replayed on another)."""
+    match = _STAMP_DAY.search(text)
+    return match.group(1) if match else None
+
+
+def _normalize(text: str, day: str | None = None) -> str:
     for pattern, repl in _VARYING:
         text = pattern.sub(repl, text)
-    return text
+    return re.sub(rf"\b{re.escape(day)}\b", "RUN-DAY", text) if day else text
 
 
-def _normalize_json(value: Any) -> Any:
+def _normalize_json(value: Any, day: str | None = None) -> Any:
     if isinstance(value, dict):
-        return {k: "PATH" if k == "path" else _normalize_json(v) for k, v in value.items()}
+        return {k: "PATH" if k == "path" else _normalize_json(v, day) for k, v in value.items()}
     if isinstance(value, list):
-        return [_normalize_json(v) for v in value]
+        return [_normalize_json(v, day) for v in value]
     if isinstance(value, str):
-        return _normalize(value)
+        return _normalize(value, day)
     return value
 
 
@@ -1195,16 +1211,21 @@ def test_worked_session_is_real_output(private_store: Path) -> None:
     for needed in ("enable", "apply", "context", "log", "undo", "forget-object", "status"):
         assert needed in commands, needed
     path = str(private_store / "memory.sqlite3")
-    for args, shown in steps:
-        table = "--format" in args
-        result = cli(*args, check_envelope=not table)
-        if table:
+    page_day = _run_day(_read(DOCS / "session.md"))
+    assert page_day is not None
+    results = [
+        (args, shown, cli(*args, check_envelope="--format" not in args)) for args, shown in steps
+    ]
+    day = next(_run_day(r.stdout) for _, _, r in results if _run_day(r.stdout))
+    for args, shown, result in results:
+        if "--format" in args:
             assert result.code == 0, result.stderr
-            actual = _normalize(result.stdout.replace(path, "PATH")).rstrip()
-            expected = _normalize(re.sub(r"/\S*memory\.sqlite3", "PATH", shown)).rstrip()
-            assert actual == expected, args
+            actual = _normalize(result.stdout.replace(path, "PATH"), day).rstrip()
+            shown = re.sub(r"/\S*memory\.sqlite3", "PATH", shown)
+            assert actual == _normalize(shown, page_day).rstrip(), args
         else:
-            assert _normalize_json(result.env) == _normalize_json(json.loads(shown)), args
+            expected = _normalize_json(json.loads(shown), page_day)
+            assert _normalize_json(result.env, day) == expected, args
 
 
 def test_readme_host_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
