@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 
-from . import db, files, policy
-from .db import SCHEMA_VERSION
+from . import policy
 from .errors import MemoryStoreError, error, require_confirm, unavailable
-from .session import Opened, Session, not_initialized
+from .storage import Opened, Session, db, files, not_initialized
+from .storage.db import SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-    from .files import Location
+    from .storage.files import Location
 
 
 def limits() -> dict[str, Any]:
@@ -116,7 +116,7 @@ def status(location: Location) -> dict[str, Any]:
 
 def _create_store(location: Location) -> bool:
     """The directory (0700) and an empty database file (0600); True if this call created it."""
-    from .file_writes import create_private_file, make_private_dirs, remove_side_files
+    from .storage.file_writes import create_private_file, make_private_dirs, remove_side_files
 
     try:
         dir_st = files.check_data_dir(location.data_dir)
@@ -140,7 +140,7 @@ def _create_store(location: Location) -> bool:
 
 
 def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
-    from .rows import now
+    from .storage.rows import now
 
     require_confirm(confirm, "enable")
     created = _create_store(location)

@@ -8,17 +8,17 @@ import shlex
 import sqlite3
 import stat
 
-from . import db, files, policy
-from .db import SCHEMA_VERSION
+from . import policy
 from .errors import MemoryStoreError
-from .files import FILE_MODE, SIDE_SUFFIXES
-from .session import Session, not_a_memory_store, schema_too_new
+from .storage import Session, db, files, not_a_memory_store, schema_too_new
+from .storage.db import SCHEMA_VERSION
+from .storage.files import FILE_MODE, SIDE_SUFFIXES
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-    from .files import Location
+    from .storage.files import Location
 
 
 class _Findings:
@@ -265,7 +265,8 @@ def _check_time(conn: sqlite3.Connection, f: _Findings) -> None:
     rows = db.fetch_all(
         conn, "SELECT id, scope, subject_id, value, since, past, pinned FROM memories"
     )
-    problems, total, pins = 0, 0, {}
+    problems, total = 0, 0
+    pins: dict[str, int] = {}
     for r in rows:
         try:
             past = json.loads(r["past"]) if r["past"] else []

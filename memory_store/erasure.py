@@ -10,18 +10,17 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from . import db, file_writes, files
-from .db import SCHEMA_VERSION
 from .errors import MemoryStoreError, error, unavailable
-from .operations import drop_operation
-from .rows import now
-from .session import Session
+from .storage import Session, db, file_writes, files
+from .storage.db import SCHEMA_VERSION
+from .storage.rows import now
+from .writes import drop_operation
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-    from .files import Location
+    from .storage.files import Location
 
 
 def _not_found(column: str, value: str, known: list[str]) -> MemoryStoreError:

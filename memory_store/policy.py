@@ -2,11 +2,16 @@
 
 This module is the single source of truth. The validator, the store, the JSON
 Schemas and the documentation are all checked against it by the tests. It
-holds plain data only (patterns are strings, compiled where they are used) so
-that importing it costs nothing on the read paths.
+holds plain data (patterns are strings, compiled where they are used) and two
+lookups of it (the cap of a kind and the rows one cap counts), so that
+importing it costs nothing on the read paths.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs a few ms to import; every call imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 POLICY_VERSION = 1
 
@@ -64,6 +69,19 @@ CAPS: dict[str, dict[str, object]] = {
     "hypothesis": {"max": 5, "per": "subject", "policy": "prune"},
 }
 TOTAL_ROWS_MAX = 200
+
+
+def cap_of(scope: str) -> int:
+    """The most rows one cap of ``scope`` holds."""
+    return int(CAPS[scope]["max"])  # type: ignore[call-overload]
+
+
+def cap_group(row: dict[str, Any]) -> tuple[str, str | None]:
+    """The rows one cap counts with ``row``: its scope, per subject or store-wide."""
+    per_subject = CAPS[row["scope"]]["per"] == "subject"
+    return (row["scope"], row["subject_id"] if per_subject else None)
+
+
 # When the whole store is over TOTAL_ROWS_MAX these kinds are pruned, oldest first.
 GLOBAL_PRUNE_SCOPES: tuple[str, ...] = ("event", "hypothesis")
 HISTORY_MAX = 20

@@ -9,11 +9,11 @@ that concern (``consent``, ``changes``, ``recall``, ``erasure``, ``transfer``,
 from __future__ import annotations
 
 from . import policy
+from .commands import check_limit, check_max_chars, check_query, check_scope, check_text
 from .errors import MemoryStoreError, require_confirm
-from .files import Location
 from .policy import ROW_KEYS
-from .registry import check_limit, check_max_chars, check_query, check_scope, check_text
-from .session import Opened, Session
+from .storage import Opened, Session
+from .storage.files import Location
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class MemoryStore:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read."""
-        from . import changes
+        from .writes import apply as changes
 
         with self._open() as session:
             return changes.apply(session, payload, dry_run)
@@ -121,14 +121,14 @@ class MemoryStore:
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
         check_text(op_id, "op_id")
-        from . import operations
+        from . import writes as operations
 
         with self._open() as session:
             return operations.undo(session, op_id)
 
     def log(self) -> dict[str, Any]:
         """The undoable operations, newest first."""
-        from . import operations
+        from . import writes as operations
 
         with self._open() as session:
             return operations.log(session)
@@ -188,7 +188,7 @@ class MemoryStore:
         """What has doubled, gone stale or ended, and an ``apply`` body that fixes what can be
         fixed mechanically; needs consent, never writes (contract §20)."""
         check_text(subject_id, "subject_id")
-        from . import tidy
+        from .writes import tidy
 
         with self._open() as session:
             subject_id = _subject(session, subject_id, gated=True)
@@ -222,10 +222,14 @@ class MemoryStore:
         """What ``forget`` (a ``memory_id``) or ``forget_object`` (a ``subject_id``) would
         delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing.
         For a host that asks the person before it deletes (the MCP server)."""
-        column, value = (
+        column, given = (
             ("memory_id", memory_id) if memory_id is not None else ("subject_id", subject_id)
         )
-        check_text(value, column)
+        value = check_text(given, column)
+        if value is None:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS", "give memory_id or subject_id", {"argument": column}
+            )
         from . import erasure
         from .subjects import resolve_existing
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import sqlite3
     from typing import Any
 
-    from .session import Session
+    from .storage import Session
 
 _BY_LABEL = (
     "SELECT DISTINCT subject_id FROM memories "

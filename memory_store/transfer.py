@@ -6,15 +6,16 @@ import json
 import os
 import time
 
-from . import db, policy, rows
+from . import policy
 from .errors import error, unavailable
 from .policy import ROW_KEYS
+from .storage import db, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
 
-    from .session import Session
+    from .storage import Session
 
 EXPORT_FORMAT = "memory-store-export/v2"  # v2: each row's time (contract §20)
 READ_FORMATS = ("memory-store-export/v1", EXPORT_FORMAT)
@@ -181,7 +182,7 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
 
     No time may lie after ``moment``, the import's: pruning keeps the newest rows, so a
     row stamped 2999 would never go and every later event would prune a real one."""
-    from . import validation
+    from .writes import validation
 
     path = f"$.memories[{index}]"
     if not isinstance(row, dict):
@@ -280,7 +281,8 @@ def _summary(total: int, counts: dict[str, int], dry_run: bool) -> str:
 def import_(session: Session, source: object, dry_run: bool = False) -> dict[str, Any]:
     """Bring an export back: all rows or none, one undoable operation, never pruned."""
     session.gate(session.settings())
-    from . import changes, validation
+    from .writes import apply as changes
+    from .writes import validation
 
     raw = source() if callable(source) else source
     if isinstance(raw, bytearray):
@@ -335,9 +337,11 @@ def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
     offset its time was written in, tidy's findings (not gated: the page is the
     person's own access, contract §21), and the store's directory when the commands
     on the page must name it (§22)."""
-    from . import __version__, operations, tidy
+    from . import __version__
+    from . import writes as operations
     from .consent import consent_state, limits
     from .review import render_review
+    from .writes import tidy
 
     s = session.settings()
     found = [] if session.blank else rows.select(session.conn)

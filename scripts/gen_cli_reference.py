@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
 from memory_store import cli, policy  # noqa: E402
-from memory_store.commands import COMMANDS  # noqa: E402
-from memory_store.registry import EXAMPLES  # noqa: E402
+from memory_store.commands import EXAMPLES  # noqa: E402
+from memory_store.commands.catalog import COMMANDS  # noqa: E402
 
 HEADER = """\
 # memory-store command-line reference

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Render references/mcp-tools.md from the real MCP server's tools/list.
 
-The server (``memory_store/server.py``) builds its tools from the command
+The server (``memory_store/mcp/__init__.py``) builds its tools from the command
 registry; this script asks a real server, through the MCP SDK's own client,
 what it offers, and writes the table hosts and assistants read.
 ``tests/test_docs.py`` fails when the committed file differs from the output:
@@ -72,8 +72,8 @@ def render() -> str:
     from mcp import Client
 
     from memory_store import MemoryStore
-    from memory_store.commands import COMMANDS
-    from memory_store.server import build_server
+    from memory_store.commands.catalog import COMMANDS
+    from memory_store.mcp import build_server
 
     with tempfile.TemporaryDirectory() as tmp:
         store = MemoryStore(Path(tmp) / "store")

@@ -1,4 +1,4 @@
-"""Render references/recall-aliases.md from the alias table in memory_store/aliases.py.
+"""Render references/recall-aliases.md from the alias table in memory_store/recall/aliases.py.
 
     python scripts/gen_recall_aliases.py            # rewrite references/recall-aliases.md
     python scripts/gen_recall_aliases.py --check    # exit 1 if the file is stale
@@ -60,7 +60,7 @@ a word added because one test question needs it. Words that mean many things
 common. A term may sit in two groups when it names both (妈妈: family and
 parents).
 
-To extend it: edit `memory_store/aliases.py` (its docstring states the rules
+To extend it: edit `memory_store/recall/aliases.py` (its docstring states the rules
 a test enforces), run `python scripts/gen_recall_aliases.py` to rewrite this
 file, and measure with the recall benchmark (`../shared/recall/`, both
 `--split dev` and `--split zh`): a group that lifts nothing there is probably
@@ -82,7 +82,7 @@ def members_text(english: str, chinese: str) -> str:
 
 def render() -> str:
     sys.path.insert(0, str(ROOT))
-    from memory_store.aliases import GROUPS, MEMBERS
+    from memory_store.recall.aliases import GROUPS, MEMBERS
 
     lines = [
         HEAD.rstrip("\n"),

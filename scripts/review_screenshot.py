@@ -106,7 +106,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="review-example-") as tmp:
         os.environ.pop("MEMORY_STORE_DIR", None)
         os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "data")
-        from memory_store.files import resolve_data_dir
+        from memory_store.storage.files import resolve_data_dir
 
         if not resolve_data_dir().startswith(tmp):
             print("the platform default store is not under XDG_DATA_HOME here", file=sys.stderr)

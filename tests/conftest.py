@@ -18,6 +18,8 @@
   locks there, and the store would no longer really be held.
 - ``raw_mcp_session``: raw lines to ``memory-store mcp`` over pipes, below the
   SDK, for what a client library would never send; ``RAW_HANDSHAKE`` first.
+- ``installed_wheel`` (once a session): the wheel built from a clean copy of this
+  checkout's files and unpacked as pip installs it, for what only an install shows.
 - ``ROW_KEYS``: the contract's row keys (§6), written out once.
 """
 
@@ -451,3 +453,44 @@ def raw_mcp_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, A
     for m in out:
         replies.setdefault(m.get("id"), m)
     return replies
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this checkout's files (tracked, or new and not ignored) copied
+    into a clean directory, so that nothing a local build left behind (``build/``) can
+    slip into it, then unpacked as pip installs it (``--target``). The wheel itself is in
+    the site's sibling ``dist/``."""
+    base = tmp_path_factory.mktemp("wheel")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8")
+    source = base / "source"
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).write_bytes((ROOT / name).read_bytes())
+    pip = [sys.executable, "-m", "pip"]
+    build = subprocess.run(
+        [*pip, "wheel", str(source), "--no-deps", "-q", "-w", str(base / "dist")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    (wheel,) = (base / "dist").glob("memory_store-*-py3-none-any.whl")
+    site = base / "site"
+    install = subprocess.run(
+        [*pip, "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert install.returncode == 0, install.stderr[-3000:]
+    return site

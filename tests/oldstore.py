@@ -7,8 +7,8 @@ import json
 import sqlite3
 from typing import Any
 
-from memory_store import db, migrations
-from memory_store.file_writes import create_private_file, make_private_dirs
+from memory_store.storage import db, migrations
+from memory_store.storage.file_writes import create_private_file, make_private_dirs
 
 
 def old_row(

@@ -17,8 +17,8 @@ import re
 import pytest
 
 from memory_store import cli
+from memory_store.commands import NAMES
 from memory_store.errors import MemoryStoreError
-from memory_store.registry import NAMES
 
 NARGS = (None, "?", "*", "+", argparse.REMAINDER, argparse.PARSER, argparse.SUPPRESS, 1, 2, 3)
 

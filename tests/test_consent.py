@@ -465,7 +465,7 @@ def test_modes_whatever_the_umask(umask: int, tmp_path: Path) -> None:
     # exist, let an apply write into the WAL, and look at every file's mode.
     script = f"""
 import json, os, stat, sys
-from memory_store import db
+from memory_store.storage import db
 from memory_store.cli import main
 path = {str(store / DB_NAME)!r}
 reader = db.connect(path)

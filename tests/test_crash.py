@@ -46,7 +46,8 @@ from typing import Any
 import pytest
 from conftest import DB_NAME, db_connect, delta
 
-from memory_store import MemoryStore, db, policy
+from memory_store import MemoryStore, policy
+from memory_store.storage import db
 
 WORDS = [
     "dinner",

@@ -37,7 +37,7 @@ from referencing import Registry, Resource
 
 from memory_store import policy
 from memory_store.cli import build_command_parser, build_parser
-from memory_store.commands import COMMANDS
+from memory_store.commands.catalog import COMMANDS
 from memory_store.errors import EXIT_STATUS
 from memory_store.policy import ROW_KEYS, TIME_KEYS
 
@@ -898,7 +898,7 @@ def _raised_codes() -> dict[str, set[str]]:
             for item in node.elts:
                 note(item, where)
 
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(_read(path))):
             if isinstance(node, ast.Call):
                 func = node.func
@@ -927,7 +927,7 @@ def test_every_code_looking_string_in_the_package_is_a_code_or_documented() -> N
     """A broad sweep: string literals such as "SOME_THING" are error codes, environment
     variables (documented in variables.md) or identifiers the module names."""
     variables = _read(DOCS / "variables.md")
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(_read(path))
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
@@ -1097,7 +1097,7 @@ def test_variables_document_every_environment_variable_and_global_option() -> No
     ):
         assert f"`{name}" in text, name
     env_reads = set()
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         env_reads |= set(re.findall(r"\"(MEMORY_STORE_[A-Z_]+)\"", _read(path)))
     assert env_reads <= set(re.findall(r"`(MEMORY_STORE_[A-Z_]+)`", text)), env_reads
 
@@ -1252,7 +1252,7 @@ def _documented_deltas(text: str) -> list[str]:
     [("SKILL.md", 2), ("references/memory-rules.md", 6), ("references/protocol.md", 6)],
 )
 def test_documented_deltas_are_accepted(doc: str, at_least: int) -> None:
-    from memory_store import validation
+    from memory_store.writes import validation
 
     snippets = _documented_deltas(_read(ROOT / doc))
     assert len(snippets) >= at_least, doc

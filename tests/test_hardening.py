@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import DB_NAME, db_connect, delta, fails, ok, put, run_cli
 
-from memory_store import migrations
+from memory_store.storage import migrations
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -167,7 +167,7 @@ def test_a_private_store_reports_no_problem(enabled: Path) -> None:
 # on stdout, waits for a line on stdin, then lets the command finish and prints its envelope.
 DRIVER = r"""
 import json, sys, threading
-import memory_store.db as db
+import memory_store.storage.db as db
 point, argv = sys.argv[1], json.loads(sys.argv[2])
 
 def pause():

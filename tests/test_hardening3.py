@@ -20,7 +20,7 @@ import pytest
 from conftest import cli, delta, ok, put
 
 from memory_store import MemoryStore, MemoryStoreError
-from memory_store.commands import COMMANDS
+from memory_store.commands.catalog import COMMANDS
 
 PROJECT = Path(__file__).resolve().parent.parent
 VALUE = "小A喜欢爬山，周末常去香山"

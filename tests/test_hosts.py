@@ -29,8 +29,8 @@ from conftest import delta, fails, ok
 from jsonschema import Draft202012Validator
 
 from memory_store import MemoryStore, hosts, skill
-from memory_store.commands import COMMANDS, TOOLS
-from memory_store.commands_host import HOST_NAMES, SKILL_HOSTS
+from memory_store.commands.catalog import COMMANDS, TOOLS
+from memory_store.commands.host import HOST_NAMES, SKILL_HOSTS
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
 
@@ -265,7 +265,7 @@ async def test_every_tool_has_a_title_and_an_output_schema_its_results_obey(tmp_
     from mcp import Client
     from mcp_types import ElicitResult
 
-    from memory_store.server import build_server
+    from memory_store.mcp import build_server
 
     async def yes(context: Any, params: Any) -> ElicitResult:
         return ElicitResult(action="accept", content={"confirm": True})
@@ -313,7 +313,7 @@ async def test_every_tool_has_a_title_and_an_output_schema_its_results_obey(tmp_
 async def test_a_confirmation_that_cannot_be_asked_obeys_the_output_schema(enabled: Path) -> None:
     from mcp import Client
 
-    from memory_store.server import build_server
+    from memory_store.mcp import build_server
 
     ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
     async with Client(build_server(MemoryStore(enabled))) as client:  # no elicitation

@@ -117,25 +117,26 @@ def test_platformdirs_only_without_an_explicit_directory(populated: Path, monkey
 @pytest.mark.parametrize(
     ("args", "family"),
     [
-        (["status"], "memory_store.commands_consent"),
-        (["context", "--subject-id", "obj-a"], "memory_store.commands_recall"),
-        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands_recall"),
-        (["log"], "memory_store.commands_memory"),
+        (["status"], "memory_store.commands.consent"),
+        (["context", "--subject-id", "obj-a"], "memory_store.commands.recall"),
+        (["context", "--subject-id", "obj-a", "--query", "吵架"], "memory_store.commands.recall"),
+        (["log"], "memory_store.commands.memory"),
     ],
 )
 def test_a_call_imports_only_its_own_commands_family(
     populated: Path, args: list[str], family: str
 ) -> None:
-    # nor commands.py, which joins every family (for --help, the server and the docs)
+    # nor commands.catalog, which joins every family (for --help, the server and the docs)
     families = {m for m in loaded_modules(*args) if m.startswith("memory_store.commands")}
-    assert families == {family}
+    assert families == {"memory_store.commands", family}
 
 
 def test_each_command_is_found_in_the_family_the_registry_names() -> None:
-    from memory_store import commands
+    from memory_store.commands import NAMES
+    from memory_store.commands import catalog as commands
 
-    assert tuple(commands.COMMANDS) == commands.NAMES
-    for name in commands.NAMES:
+    assert tuple(commands.COMMANDS) == NAMES
+    for name in NAMES:
         assert commands.command(name) is commands.COMMANDS[name]
         assert commands.COMMANDS[name].tool is commands.TOOLS.get(name)
 
@@ -154,3 +155,28 @@ def test_the_parse_leaves_argparse_as_found_and_still_knows_a_negative_number() 
     with pytest.raises(MemoryStoreError, match="expected one argument"):
         cli.parse(["search", "--query", "-x"])
     assert (argparse._, argparse._re) == before
+
+
+# How many of the package's own modules each call loads (release 3's flat package loaded
+# the same numbers): a package's entry module is its __init__, so the move into concern
+# packages (contract §26) added no module to any call; each one costs ~0.2 M instructions.
+OWN_MODULES = [
+    (["status"], 11),
+    (["context", "--subject-id", "obj-a"], 13),
+    (["context", "--subject-id", "obj-a", "--query", "他们吵架了吗？ any conflict?"], 16),
+    (["search", "--query", "吵架 conflict"], 15),
+    (["show"], 12),
+    (["log"], 13),
+    (["tidy"], 13),
+    (["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))], 18),
+    (["undo"], 13),
+    (["forget-object", "obj-a", "--confirm"], 16),
+]
+
+
+@pytest.mark.parametrize(("args", "most"), OWN_MODULES, ids=lambda v: str(v)[:30])
+def test_no_call_loads_more_of_the_package_than_before(
+    populated: Path, args: list[str], most: int
+) -> None:
+    own = sorted(m for m in loaded_modules(*args) if m.split(".")[0] == "memory_store")
+    assert len(own) <= most, own

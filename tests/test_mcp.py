@@ -32,8 +32,8 @@ from mcp import Client
 from mcp_types import ElicitResult
 
 from memory_store import MemoryStore
-from memory_store.commands import COMMANDS, TOOLS
-from memory_store.server import INSTRUCTIONS, build_server
+from memory_store.commands.catalog import COMMANDS, TOOLS
+from memory_store.mcp import INSTRUCTIONS, build_server
 
 MODES = ["auto", "legacy"]
 READERS = {

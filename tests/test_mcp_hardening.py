@@ -24,7 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
-from memory_store.server import build_server
+from memory_store.mcp import build_server
 
 MODES = ["auto", "legacy"]
 PROJECT = Path(__file__).resolve().parent.parent

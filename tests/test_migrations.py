@@ -26,8 +26,9 @@ import pytest
 from conftest import DB_NAME, delta, fails, ok, run_cli
 from oldstore import old_row, open_old_store, write_old_store
 
-from memory_store import MemoryStore, MemoryStoreError, db, migrations
-from memory_store.file_writes import create_private_file, make_private_dirs
+from memory_store import MemoryStore, MemoryStoreError
+from memory_store.storage import db, migrations
+from memory_store.storage.file_writes import create_private_file, make_private_dirs
 
 EXPECTED_TABLES = {
     "settings": ["key", "value"],

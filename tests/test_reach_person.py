@@ -19,7 +19,7 @@ from conftest import cli, delta, fails, ok, put, run_cli
 from mcp import Client
 
 from memory_store import MemoryStore
-from memory_store.server import build_server
+from memory_store.mcp import build_server
 
 
 def data_of(result: Any) -> dict[str, Any]:
@@ -339,7 +339,7 @@ async def test_one_memory_and_one_undo_step_read_as_singular(private_store: Path
 
 
 def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
-    from memory_store.registry import EXAMPLES
+    from memory_store.commands import EXAMPLES
 
     help_text = run_cli("apply", "--help", check_envelope=False)
     assert help_text.code == 0 and "examples:" in help_text.stdout
@@ -354,7 +354,7 @@ def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
 
 
 def test_pause_help_names_what_it_stops_and_it_stops_them(private_store: Path) -> None:
-    from memory_store.commands_consent import GATED
+    from memory_store.commands.consent import GATED
 
     help_text = run_cli("pause", "--help", check_envelope=False).stdout
     stopped_line = help_text.split("\n\n")[1]

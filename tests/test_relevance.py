@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from conftest import apply, delta, fails, ok
 
-from memory_store import terms
-from memory_store.aliases import GROUPS, MEMBERS
 from memory_store.errors import EXIT_STATUS, MemoryStoreError
-from memory_store.relevance import QUERY_CHARS_MAX, check_query, score_rows
-from memory_store.terms import stem_of as _stem
+from memory_store.recall import terms
+from memory_store.recall.aliases import GROUPS, MEMBERS
+from memory_store.recall.relevance import QUERY_CHARS_MAX, check_query, score_rows
+from memory_store.recall.terms import stem_of as _stem
 
 
 def row(value: str, field: str = "fact", scope: str = "object", **extra: str) -> dict[str, str]:

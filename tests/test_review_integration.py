@@ -20,9 +20,9 @@ import pytest
 from browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 from conftest import apply, delta, ok
 
-from memory_store.files import command_line
 from memory_store.review import render_review
-from memory_store.review_parts import FINDINGS
+from memory_store.review.markup import FINDINGS
+from memory_store.storage.files import command_line
 
 needs_browser = pytest.mark.skipif(
     find_browser() is None,

@@ -20,7 +20,7 @@ from browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 from conftest import apply, delta, ok
 
 from memory_store.review import command_text, render_review
-from memory_store.review_parts import CONFIDENCE, FINDINGS, SOURCES
+from memory_store.review.markup import CONFIDENCE, FINDINGS, SOURCES
 from memory_store.store import limits
 
 needs_browser = pytest.mark.skipif(

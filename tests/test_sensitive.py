@@ -12,7 +12,7 @@ import pytest
 from conftest import apply, delta, fails, ok, prc_id
 
 from memory_store import policy
-from memory_store.validation import sensitive_field, sensitive_text
+from memory_store.writes.validation import sensitive_field, sensitive_text
 
 
 def luhn(partial: str) -> str:

@@ -20,7 +20,7 @@ import pytest
 from conftest import fails, ok
 
 from memory_store import skill
-from memory_store.commands import TOOLS
+from memory_store.commands.catalog import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL_FILES = sorted(
@@ -205,52 +205,6 @@ def test_the_library_functions(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the built package
 
 
-@pytest.fixture(scope="module")
-def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A wheel built from this checkout, unpacked as pip installs it (``--target``)."""
-    base = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            str(ROOT),
-            "--no-deps",
-            "-q",
-            "-w",
-            str(base / "dist"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stderr[-3000:]
-    (wheel,) = (base / "dist").glob("memory_store-*-py3-none-any.whl")
-    with zipfile.ZipFile(wheel) as zf:
-        names = set(zf.namelist())
-    for name in SKILL_FILES:
-        assert f"memory_store/_skill/{name}" in names, name
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "-q",
-            "--target",
-            str(base / "site"),
-            str(wheel),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert install.returncode == 0, install.stderr[-3000:]
-    return base / "site"
-
-
 def _from_wheel(site: Path, *args: str, home: dict[str, str]) -> dict:
     env = {**os.environ, **home, "PYTHONPATH": str(site)}
     proc = subprocess.run(  # run outside the checkout, whose memory_store would come first
@@ -268,6 +222,9 @@ def _from_wheel(site: Path, *args: str, home: dict[str, str]) -> dict:
 def test_the_wheel_carries_the_skill_and_installs_it(
     installed_wheel: Path, home: dict[str, str]
 ) -> None:
+    names = set(zipfile.ZipFile(next(installed_wheel.parent.glob("dist/*.whl"))).namelist())
+    for name in SKILL_FILES:
+        assert f"memory_store/_skill/{name}" in names, name
     where = _from_wheel(installed_wheel, "skill", "path", home=home)
     assert where["path"] == str(installed_wheel / "memory_store" / "_skill")
     done = _from_wheel(installed_wheel, "skill", "install", home=home)
@@ -284,7 +241,7 @@ def test_the_installed_server_publishes_output_schemas_from_the_package(
     script = (
         "import json, sys\n"
         "from memory_store import skill\n"
-        "from memory_store.commands import COMMANDS\n"
+        "from memory_store.commands.catalog import COMMANDS\n"
         "print(json.dumps({'root': str(skill.packaged_dir()), 'schemas': sorted(\n"
         "    n for n, c in COMMANDS.items() if c.tool and skill.output_schema(n, c.tool.confirm))}))\n"
     )

@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from memory_store import validation
-from memory_store.commands import COMMANDS
+from memory_store.commands.catalog import COMMANDS
+from memory_store.writes import validation
 
 ROOT = Path(__file__).resolve().parent.parent
 SKILL = ROOT / "SKILL.md"

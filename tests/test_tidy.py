@@ -16,7 +16,7 @@ from conftest import cli, delta, fails, ok, put
 from mcp import Client
 
 from memory_store import MemoryStore
-from memory_store.server import build_server
+from memory_store.mcp import build_server
 
 
 def kinds(data: dict[str, Any]) -> list[str]:

@@ -15,7 +15,7 @@ from conftest import db_connect, delta, ok
 from oldstore import old_row, open_old_store, write_old_store
 from timekit import put, shown, today
 
-from memory_store import migrations
+from memory_store.storage import migrations
 
 T0 = "2026-09-01T08:00:00Z"
 T1 = "2026-10-02T23:30:00Z"

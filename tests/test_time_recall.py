@@ -21,7 +21,7 @@ from mcp import Client
 from timekit import assert_marked, by_value, context, put, schema_errors, search, today, values
 
 from memory_store import MemoryStore
-from memory_store.server import build_server
+from memory_store.mcp import build_server
 
 JOB = "在上海做平面设计师"
 TEACHER = "辞职后去杭州当老师了"

@@ -1,0 +1,160 @@
+"""The person's confirmation over MCP: the question (elicitation) a confirmed tool asks
+before it enables or deletes, what it counts, and what the answer does.
+
+Declared with the SDK's resolver mechanism, so the confirmation is no argument the model
+could fill in. Imported only by the MCP server. No ``from __future__ import annotations``:
+the SDK reads the resolvers' annotations as objects.
+"""
+
+import inspect
+from typing import Any
+
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    DeclinedElicitation,
+    Elicit,
+)
+from mcp_types import CallToolResult
+from pydantic import BaseModel, Field
+
+from ..commands import Command
+from ..errors import MemoryStoreError
+from . import confirmation_text as questions
+from .results import ok, refusal, run_tool, with_signature
+
+
+class Confirm(BaseModel):
+    """The form the person sees: one yes/no (flat, as elicitation requires)."""
+
+    confirm: bool = Field(
+        title="确认 · Confirm", description="是 / yes: do it; 否 / no: change nothing"
+    )
+
+
+class CannotAsk(BaseModel):
+    """The resolver's answer when the client cannot elicit: nothing is asked, nothing done."""
+
+    language: str = "both"
+
+
+class Refused(BaseModel):
+    """The resolver's answer when the command would be refused anyway: nothing is asked."""
+
+    code: str
+    message: str
+    details: dict[str, Any] = {}
+
+
+def can_elicit(ctx: Context) -> bool:
+    """Whether the client declared form elicitation (the SDK's own test, done first so that
+    a client without it gets an ordinary result rather than a protocol error)."""
+    caps = ctx.client_capabilities
+    el = caps.elicitation if caps is not None else None
+    return el is not None and (el.form is not None or el.url is None)
+
+
+def _facts(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
+    """What the command would touch, counted now, for the question."""
+    if command == "forget":
+        return store.forget_preview(memory_id=args.get("memory_id"))
+    if command == "forget-object":
+        return store.forget_preview(subject_id=args.get("subject_id"))
+    status = store.status()  # enable, clear, revoke: the whole store
+    if status["unsafe"] and not (command == "revoke" and args.get("delete")):
+        # The command itself would be refused: say so rather than ask about unknown counts
+        # (revoke --delete is the one that still runs: the right to delete, §17).
+        unsafe = status["unsafe"]
+        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
+    if command == "enable":
+        return {}
+    if not status["exists"]:
+        return {"rows": 0, "operations": 0}
+    counts = status["counts"] or {}
+    return {"rows": counts.get("total", 0), "operations": status["undo_available"] or 0}
+
+
+def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str:
+    """The exact command line the person can run themselves, on this store (named unless
+    it is the platform default: their terminal has not the server's environment)."""
+    words = [command.name]
+    for option in command.options:
+        value = args.get(option.name)
+        if option.positional and value is not None:
+            words.append(value)
+        elif option.kind == "flag" and value and not option.cli_only:
+            words.append(option.flag)
+    if any(o.name == "confirm" for o in command.options):
+        words.append("--confirm")
+    return store.location.command(*words)
+
+
+def _question(store: Any, command: Command, args: dict[str, Any]) -> tuple[str, str]:
+    """(question, language), counted from the store now."""
+    return questions.ask(command.name, args, _facts(store, command.name, args))
+
+
+def resolver(
+    store: Any, command: Command, params: list[inspect.Parameter], asked: dict[str, str]
+) -> Any:
+    async def ask(**kwargs: Any) -> Any:
+        ctx = kwargs.pop("ctx")
+        asked.clear()
+        try:
+            text, language = _question(store, command, kwargs)
+        except MemoryStoreError as exc:
+            return Refused(code=exc.code, message=exc.message, details=exc.details)
+        asked["text"] = text  # what the person answers; the tool compares it after the yes
+        if not can_elicit(ctx):
+            return CannotAsk(language=language)
+        return Elicit(text, Confirm)
+
+    by_name = [p.replace(default=inspect.Parameter.empty) for p in params]
+    ctx = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    returns = Elicit[Confirm] | CannotAsk | Refused
+    return with_signature(ask, f"ask_{command.tool.name}", [ctx, *by_name], returns)
+
+
+def _changed_since_asked(store: Any, command: Command, args: dict[str, Any], asked: str) -> Any:
+    """After a yes: the question counted again. If its numbers changed while the person
+    read it (the terminal added memories), the yes was not to this deletion: nothing is
+    done, and the next call asks with the new numbers. None when the question still holds.
+
+    The modern protocol re-runs the resolver when the answer comes back and asks again
+    itself; the legacy one asks once, and only this recount keeps it from deleting more."""
+    try:
+        now, language = _question(store, command, args)
+    except MemoryStoreError as exc:
+        return refusal(exc)
+    if now == asked:
+        return None
+    text = questions.nothing_changed("changed_while_asked", language)
+    return ok({"changed": False, "reason": "changed_while_asked"}, text)
+
+
+def confirmed(
+    store: Any, command: Command, args: dict[str, Any], answer: Any, asked: str | None
+) -> CallToolResult:
+    """Run the command on the person's yes; anything else changes nothing, and says so."""
+    language = questions.language_of(args.get("language"))
+    match answer:
+        case AcceptedElicitation(data=Refused() as r):
+            return refusal(MemoryStoreError(r.code, r.message, r.details))
+        case AcceptedElicitation(data=CannotAsk() as c):
+            line = _terminal_command(store, command, args)
+            text = questions.nothing_changed("cannot_ask", c.language, line)
+            return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
+        case AcceptedElicitation(data=Confirm(confirm=True)):
+            stale = _changed_since_asked(store, command, args, asked or "")
+            return stale or run_tool(store, command, {**args, "confirm": True})
+        case AcceptedElicitation():
+            reason = "answered_no"
+        case DeclinedElicitation():
+            reason = "declined"
+        case CancelledElicitation():
+            reason = "cancelled"
+        case _:  # pragma: no cover - the SDK's union has no other member
+            reason = "cancelled"
+    text = questions.nothing_changed(reason, language)
+    return ok({"changed": False, "reason": reason}, text)

@@ -1,0 +1,59 @@
+"""What an MCP tool answers: the command's data as a result, a refusal as a tool error with
+the contract's ``{code, message, details}``, and the function the SDK reads a tool's
+parameters from. Imported only by the MCP server (``server.py``, ``confirmation.py``).
+"""
+
+import inspect
+import logging
+import os
+from typing import Any
+
+from mcp_types import CallToolResult, TextContent
+
+from ..commands import Command
+from ..errors import MemoryStoreError, dumps
+
+log = logging.getLogger("memory_store.server")
+
+
+def _text(data: Any) -> str:
+    return dumps(data)  # the same JSON, for clients that read only text (MCP's advice)
+
+
+def ok(data: dict[str, Any], text: str | None = None) -> CallToolResult:
+    """The command's ``data`` as structured content, and as text for clients that read text."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=text if text is not None else _text(data))],
+        structured_content=data,
+    )
+
+
+def refusal(error: MemoryStoreError) -> CallToolResult:
+    payload = error.to_dict()
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{error.code}: {error.message}")],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+def run_tool(store: Any, command: Command, args: dict[str, Any]) -> CallToolResult:
+    """One library call; every failure ends in a tool error with a contract code."""
+    try:
+        data = command.call(store, args)
+        if data is None:  # only `mcp` serves instead of answering, and it is no tool
+            raise MemoryStoreError("INTERNAL_ERROR", f"{command.name} returned no data")
+        return ok(data)
+    except MemoryStoreError as exc:
+        return refusal(exc)
+    except Exception:  # noqa: BLE001 - the last line of defence: no traceback reaches the client
+        if os.environ.get("MEMORY_STORE_DEBUG") == "1":
+            log.exception("tool %s failed", command.name)
+        return refusal(MemoryStoreError("INTERNAL_ERROR", "the memory server failed unexpectedly"))
+
+
+def with_signature(fn: Any, name: str, params: list[inspect.Parameter], returns: Any) -> Any:
+    fn.__name__ = fn.__qualname__ = name
+    fn.__signature__ = inspect.Signature(params, return_annotation=returns)
+    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": returns}
+    return fn

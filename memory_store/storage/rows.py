@@ -1,0 +1,216 @@
+"""Memory rows as the commands share them: columns, lookups, public form, labels."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from .. import policy
+from ..policy import ROW_KEYS, TIME_KEYS
+from . import db
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any
+
+# Internal columns kept in snapshots so that undo restores a row exactly. ``past``
+# is JSON text (NULL when none); an ended row's ``value`` is "" (a stored value
+# never is), shown as null.
+STORED_TIME = ("since", "past", "pinned", "occurred_offset")
+ALL_COLUMNS = (*ROW_KEYS, *STORED_TIME, "occurred_key", "write_seq")
+PUBLIC_KEYS = (*ROW_KEYS, *TIME_KEYS)
+SELECT = "SELECT " + ", ".join(ALL_COLUMNS) + " FROM memories"
+# What context reads of a row: not its creation time, its event key or the offset the
+# review page shows (each column is decoded for every row of every turn).
+_NOT_RECALLED = ("created_at", "occurred_key", "occurred_offset")
+RECALL = "SELECT " + ", ".join(c for c in ALL_COLUMNS if c not in _NOT_RECALLED) + " FROM memories"
+INSERT = (
+    f"INSERT INTO memories ({', '.join(ALL_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in ALL_COLUMNS)})"
+)
+SCOPE_ORDER = {scope: i for i, scope in enumerate(policy.SCOPES)}
+
+
+def is_product_id(text: str) -> bool:
+    """Whether ``text`` has the shape of the ids this product makes: m- and 16 hex digits."""
+    return len(text) == 18 and text.startswith("m-") and not text[2:].strip("0123456789abcdef")
+
+
+def forbidden_char(text: str) -> tuple[int, str] | None:
+    """The first character a stored value (and so a query) may not hold, with its kind:
+    a lone surrogate, a control character other than tab and newline, a line or
+    paragraph separator, a bidi control (contract §6). None for valid text."""
+    if text.isprintable():  # the fast answer for nearly all text
+        return None
+    for ch in text:
+        if ch in "\t\n" or ch.isprintable():
+            continue
+        cp = ord(ch)
+        if 0xD800 <= cp <= 0xDFFF:
+            return cp, "a lone surrogate"
+        if cp < 0x20 or 0x7F <= cp <= 0x9F:
+            return cp, "a control character"
+        if cp in (0x2028, 0x2029):
+            return cp, "a line or paragraph separator"
+        if 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+            return cp, "a bidi control"
+    return None  # other format characters and spaces are allowed
+
+
+STAMP = "%Y-%m-%dT%H:%M:%SZ"  # how the store writes a time: UTC, to the second
+
+
+def now(ago: float = 0) -> str:
+    """The time ``ago`` seconds before now, as the store writes times."""
+    return time.strftime(STAMP, time.gmtime(time.time() - ago))
+
+
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    """The row as hosts see it: the contract's keys and its time (§20), nothing internal."""
+    out = {k: row[k] for k in ROW_KEYS}
+    ended = row["value"] == ""
+    if ended:
+        out["value"] = None
+    out["since"] = row["since"]
+    out["past"] = past_of(row)
+    out["ended"] = ended
+    out["pinned"] = bool(row["pinned"])
+    return out
+
+
+def past_of(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """A row's past values, oldest first: ``{value, since, until, source_type}``."""
+    raw = row["past"]
+    return json.loads(raw) if raw else []
+
+
+def is_current(row: dict[str, Any]) -> bool:
+    """Whether the row has a current value (an ended row has none)."""
+    return row["value"] != ""
+
+
+def key_of(row: dict[str, Any]) -> str:
+    """A stable text form of a row's identity (scope, subject, field, event date)."""
+    return json.dumps(
+        [row["scope"], row["subject_id"], row["field"], row.get("occurred_key") or ""],
+        ensure_ascii=False,
+    )
+
+
+def storage_order(row: dict[str, Any]) -> tuple[int, str, str, str]:
+    """``show`` and ``export`` order: scope, subject, field, event date."""
+    return (SCOPE_ORDER[row["scope"]], row["subject_id"], row["field"], row["occurred_key"])
+
+
+def label(row: dict[str, Any]) -> str:
+    """``obj-a relationship.stage`` — how a summary names a row."""
+    where = f"{row['scope']}.{row['field']}"
+    if row["scope"] == "event" and row.get("occurred_at"):
+        where += f"@{row['occurred_at']}"
+    return where if row["subject_id"] == policy.USER_SUBJECT else f"{row['subject_id']} {where}"
+
+
+def select(
+    conn: sqlite3.Connection, where: str = "", params: Any = (), columns: str = SELECT
+) -> list[dict[str, Any]]:
+    return db.fetch_all(conn, columns + where, params)
+
+
+def find_by_key(conn: sqlite3.Connection, key: tuple[str, ...]) -> dict[str, Any] | None:
+    rows = select(
+        conn, " WHERE scope = ? AND subject_id = ? AND field = ? AND occurred_key = ?", key
+    )
+    return rows[0] if rows else None
+
+
+def find_by_id(conn: sqlite3.Connection, memory_id: str) -> dict[str, Any] | None:
+    rows = select(conn, " WHERE id = ?", (memory_id,))
+    return rows[0] if rows else None
+
+
+def insert(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    conn.execute(INSERT, tuple(row[c] for c in ALL_COLUMNS))
+
+
+def delete(conn: sqlite3.Connection, memory_id: str) -> None:
+    conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+
+# ---------------------------------------------------------------- time, as reads need it
+# (contract §20; the write side is timeline.py)
+
+_CONCEPT_OF_WORD = {
+    word: concept for concept, words in policy.FIELD_CONCEPTS.items() for word in words
+}
+
+
+def concepts_of(field: str) -> frozenset[str]:
+    """The concepts a field name names, from its words (a plural as its singular):
+    ``lives_in`` -> {place}, ``current_jobs`` -> {job}."""
+    known = _CONCEPTS.get(field)
+    if known is None:
+        found = {
+            _CONCEPT_OF_WORD[w] for w in map(_singular, field.split("_")) if w in _CONCEPT_OF_WORD
+        }
+        if field in _CONCEPT_OF_WORD:
+            found.add(_CONCEPT_OF_WORD[field])
+        known = _CONCEPTS[field] = frozenset(found)
+    return known
+
+
+_CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
+
+
+def _singular(word: str) -> str:
+    if word in _CONCEPT_OF_WORD or len(word) < 4 or not word.endswith("s"):
+        return word
+    if word.endswith("ies") and word[:-3] + "y" in _CONCEPT_OF_WORD:
+        return word[:-3] + "y"
+    return word[:-1]
+
+
+def same_concept(a: str, b: str) -> bool:
+    return a != b and bool(concepts_of(a) & concepts_of(b))
+
+
+def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every past value of ``found`` as a row of its own: the row's id, scope, subject and
+    field, the past value with its ``since`` and ``until`` (the newest first)."""
+    out = []
+    for row in found:
+        if not row["past"]:
+            continue
+        for p in reversed(past_of(row)):
+            out.append(
+                {
+                    **row,
+                    "value": p["value"],
+                    "since": p["since"],
+                    "until": p["until"],
+                    "source_type": p["source_type"],
+                    "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
+                    "occurred_at": None,
+                    "pinned": 0,
+                }
+            )
+    return out
+
+
+def concept_groups(
+    current: list[dict[str, Any]],
+) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """(scope, subject, concept) -> the current rows that hold it, where two or more do:
+    rows that may both claim to be true (profile, person and relationship rows only)."""
+    seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in current:
+        if row["scope"] in policy.HISTORY_SCOPES:
+            for concept in sorted(concepts_of(row["field"])):
+                seen.setdefault((row["scope"], row["subject_id"], concept), []).append(row)
+    return {key: group for key, group in seen.items() if len(group) > 1}
+
+
+def with_siblings(current: list[dict[str, Any]]) -> set[str]:
+    """Ids of current rows that share a concept with another current row of their scope
+    and subject."""
+    return {r["id"] for group in concept_groups(current).values() for r in group}

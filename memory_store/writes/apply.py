@@ -1,0 +1,343 @@
+"""Writes that can be undone: ``apply``, the operation record, ``undo`` and ``log``."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .. import policy
+from ..errors import error
+from ..storage import db, rows
+from . import caps, one_line, record_operation, timeline, trim_history
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    import sqlite3
+    from typing import Any
+
+    from ..storage import Session
+
+# The attributes an upsert sets; a write whose attributes all equal the row's is "unchanged".
+_WRITTEN = ("value", "source_type", "source_ref", "occurred_at", "confidence", "occurred_offset")
+# The same instant written with another offset is the same memory.
+_COMPARED = _WRITTEN[:-1]
+
+
+class DryRun(Exception):
+    """Raised inside a write transaction to roll it back and return what it would have done."""
+
+    def __init__(self, result: dict[str, Any]):
+        super().__init__("dry run")
+        self.result = result
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> str:
+    parts = []
+    for r in results:
+        m, action = r["memory"], r["action"]
+        if action in ("created", "updated"):
+            part = f"{rows.label(m)} → {_short(m['value'])}"
+            if "replaced" in r:
+                part += f" (replaces {r['replaced']['scope']}.{r['replaced']['field']}, now past)"
+            elif "related" in r:
+                others = ", ".join(f"{m['scope']}.{o['field']}" for o in r["related"])
+                part += f" (also current: {others})"
+            parts.append(part)
+        elif action == "deleted":
+            parts.append(f"{rows.label(m)} deleted")
+        elif action == "ended":
+            parts.append(f"{rows.label(m)} ended")
+    if not parts:
+        return "no change"
+    text = "; ".join(parts[:3])
+    if len(parts) > 3:
+        text += f"; +{len(parts) - 3} more"
+    if pruned:
+        text += f" (pruned {len(pruned)} old row{'s' if len(pruned) > 1 else ''})"
+    return text
+
+
+def read_payload(payload: object) -> Any:
+    """The parsed body of an apply: text, bytes, or Python data (taking the same parser)."""
+    from . import validation  # the write path pays for jsonschema, the read paths do not
+
+    raw = payload() if callable(payload) else payload
+    if isinstance(raw, bytearray):
+        raw = bytes(raw)
+    elif not isinstance(raw, (bytes, str)):
+        try:
+            raw = json.dumps(raw, ensure_ascii=False)
+        except (TypeError, ValueError):
+            raise error(
+                "INVALID_DELTA", "the delta is not JSON data", index=None, path="$"
+            ) from None
+    return validation.parse_body(raw)
+
+
+def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str, Any]:
+    """Record one delta or a batch as one undoable operation.
+
+    ``payload`` may be a callable returning the raw body: it is called only
+    after the consent gate, so that without consent the input is never read.
+    """
+    session.gate(session.settings())
+    from . import validation
+
+    deltas = validation.load_deltas(read_payload(payload))
+    try:
+        with session.transaction():
+            settings = session.settings()  # again under the lock: consent may have changed
+            session.gate(settings)
+            batch = Batch(session.conn, settings["write_seq"])
+            batch.write(deltas)
+            result, trimmed = batch.finish(session)
+            if dry_run:
+                raise DryRun(result)
+    except DryRun as done:
+        result = done.result
+        result.update(op_id=None, undo_hint=None, dry_run=True)
+        return result
+    result["dry_run"] = False
+    session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)
+    return result
+
+
+class Batch:
+    """One operation's deltas written inside its transaction, with what undo needs.
+
+    ``apply`` writes with ``now`` as the time and prunes what a pruning kind
+    must lose; ``import`` (``restore=True``) keeps each row's own id where it
+    is free and its own ``created_at``/``updated_at``, and never prunes.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, seq: int, restore: bool = False):
+        self.conn = conn
+        self.seq = seq  # the last write sequence number used
+        self.restore = restore
+        self.where = "$.memories" if restore else "$.deltas"
+        self.now = rows.now()
+        self.touched: dict[str, dict[str, Any]] = {}  # memory id -> {id, before, after}
+        self.results: list[dict[str, Any]] = []
+        self.keys_named: dict[str, int] = {}
+        self.protected: set[str] = set()
+        # A write that adds a past value (a change, an end) may take the store over its
+        # cap of past values; a restore brings its own. Only then is the store counted.
+        self.past_grew = restore
+
+    def write(self, deltas: list[dict[str, Any]]) -> None:
+        for i, d in enumerate(deltas):
+            if d["action"] == "delete":
+                self._delete(i, d)
+            elif d["action"] == "end":
+                self._end(i, d)
+            else:
+                self._upsert(i, d)
+        # A row a later delta of this batch ended or deleted is not "also current".
+        gone = {r["memory"]["id"] for r in self.results if r["action"] in ("ended", "deleted")}
+        for r in self.results:
+            if gone and "related" in r:
+                r["related"] = [o for o in r["related"] if o["id"] not in gone]
+                if not r["related"]:
+                    del r["related"]
+
+    def _name(self, i: int, key: str) -> None:
+        # Two deltas may name one row in ways validation cannot see (an id and a key).
+        if key in self.keys_named:
+            raise error(
+                "INVALID_DELTA",
+                f"deltas {self.keys_named[key]} and {i} name the same memory",
+                index=i,
+                other_index=self.keys_named[key],
+                path=f"{self.where}[{i}]",
+            )
+        self.keys_named[key] = i
+
+    def _named_row(self, i: int, d: dict[str, Any], verb: str) -> dict[str, Any]:
+        """The row a delete or an end names, by ``id`` or by key; MEMORY_NOT_FOUND if none."""
+        from .validation import row_key
+
+        conn = self.conn
+        row = rows.find_by_id(conn, d["id"]) if "id" in d else rows.find_by_key(conn, row_key(d))
+        if row is None:
+            raise error(
+                "MEMORY_NOT_FOUND",
+                f"delta {i} {verb} a memory that does not exist; nothing was changed",
+                index=i,
+            )
+        return row
+
+    def _delete(self, i: int, d: dict[str, Any]) -> None:
+        row = self._named_row(i, d, "deletes")
+        self._name(i, rows.key_of(row))
+        rows.delete(self.conn, row["id"])
+        self.touched[row["id"]] = {"id": row["id"], "before": row, "after": None}
+        self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
+
+    def _end(self, i: int, d: dict[str, Any]) -> None:
+        """``"action": "end"``: the value stopped being true; it stays as a past value."""
+        row = self._named_row(i, d, "ends")
+        if row["scope"] not in policy.HISTORY_SCOPES:
+            raise error(
+                "INVALID_DELTA",
+                f"only {', '.join(policy.HISTORY_SCOPES)} rows can end; correct or delete "
+                f"a{'n' if row['scope'] == 'event' else ''} {row['scope']} instead",
+                index=i,
+                path=f"{self.where}[{i}].action",
+            )
+        self._name(i, rows.key_of(row))
+        self.protected.add(row["id"])
+        if not rows.is_current(row):
+            self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
+            return
+        until = timeline.day_of(d, self.now[:10])
+        new = self._end_row(row, until)
+        self.results.append({"index": i, "action": "ended", "memory": rows.public(new)})
+
+    def _end_row(self, row: dict[str, Any], until: str) -> dict[str, Any]:
+        self.seq += 1
+        new = timeline.ended(row, until, self.now, self.seq)
+        self.past_grew = True
+        self.conn.execute(
+            "UPDATE memories SET value = '', past = ?, since = ?, occurred_at = NULL, "
+            "occurred_offset = NULL, updated_at = ?, write_seq = ? WHERE id = ?",
+            (new["past"], until, self.now, self.seq, row["id"]),
+        )
+        entry = self.touched.setdefault(row["id"], {"id": row["id"], "before": row})
+        entry["after"] = new
+        return new
+
+    def _upsert(self, i: int, d: dict[str, Any]) -> None:
+        from .validation import row_key
+
+        key = row_key(d)
+        self._name(i, rows.key_of({**d, "occurred_key": key[3]}))
+        row = rows.find_by_key(self.conn, key)
+        values = {k: d[k] for k in _WRITTEN}
+        keep_pin = row is not None and d.get("pinned") is None
+        pinned = row["pinned"] if keep_pin else int(bool(d.get("pinned")))  # type: ignore[index]
+        target = timeline.check_replaces(self.conn, i, d) if d.get("replaces") else None
+        if (
+            row is not None
+            and target is None
+            and row["pinned"] == pinned
+            and all(row[k] == values[k] for k in _COMPARED)
+            and ("since" not in d or row["since"] == d["since"])
+            and ("past" not in d or row["past"] == d["past"])
+        ):
+            self.protected.add(row["id"])
+            self.results.append({"index": i, "action": "unchanged", "memory": rows.public(row)})
+            return
+        new = self._write(d, row, values, pinned)
+        self.protected.add(new["id"])
+        result: dict[str, Any] = {"index": i, "action": "updated" if row else "created"}
+        if target is not None:
+            self._name(i, rows.key_of(target))
+            self.protected.add(target["id"])
+            result["replaced"] = rows.public(self._end_row(target, new["since"]))
+        if row is None or not rows.is_current(row):
+            skip = {target["id"]} if target is not None else set()
+            near = timeline.related(self.conn, new, skip) if not self.restore else []
+            if near:
+                result["related"] = near
+        result["memory"] = rows.public(new)
+        self.results.append(result)
+
+    def _write(
+        self, d: dict[str, Any], row: dict[str, Any] | None, values: dict[str, Any], pinned: int
+    ) -> dict[str, Any]:
+        """Insert or update the row of an upsert; a changed value of a profile, person or
+        relationship row becomes a past value, unless the write is a correction."""
+        self.seq += 1
+        created, updated = d.get("created_at", self.now), d.get("updated_at", self.now)
+        since = timeline.since_for(d, row, self.now[:10])
+        if row is None:
+            new = {
+                "id": self._new_id(d.get("id")),
+                "scope": d["scope"],
+                "subject_id": d["subject_id"],
+                "field": d["field"],
+                **values,
+                "created_at": created,
+                "updated_at": updated,
+                "since": since,
+                "past": d.get("past"),
+                "pinned": pinned,
+                "occurred_key": d["occurred_at"] if d["scope"] == "event" else "",
+                "write_seq": self.seq,
+            }
+            rows.insert(self.conn, new)
+            self.touched[new["id"]] = {"id": new["id"], "before": None, "after": new}
+            return new
+        past = row["past"]
+        if "past" in d:
+            past = d["past"]
+        elif (
+            row["scope"] in policy.HISTORY_SCOPES
+            and rows.is_current(row)
+            and row["value"] != values["value"]
+            and not d.get("correction")
+        ):
+            past = timeline.with_past(row, since)
+            self.past_grew = True
+        if not self.restore:
+            created = row["created_at"]
+        new = {**row, **values, "created_at": created, "updated_at": updated}
+        new.update(since=since, past=past, pinned=pinned, write_seq=self.seq)
+        self.conn.execute(
+            "UPDATE memories SET value = ?, source_type = ?, source_ref = ?, occurred_at = ?, "
+            "confidence = ?, occurred_offset = ?, created_at = ?, updated_at = ?, since = ?, "
+            "past = ?, pinned = ?, write_seq = ? WHERE id = ?",
+            (*values.values(), created, updated, since, past, pinned, self.seq, row["id"]),
+        )
+        self.touched[row["id"]] = {"id": row["id"], "before": row, "after": new}
+        return new
+
+    def _new_id(self, wanted: str | None) -> str:
+        """A restored row keeps its id when no other row has it (ids are opaque, so a
+        hand-edited document's id is used only if it has the product's shape)."""
+        if (
+            wanted is not None
+            and rows.is_product_id(wanted)
+            and rows.find_by_id(self.conn, wanted) is None
+            and wanted not in self.touched
+        ):
+            return wanted
+        return "m-" + os.urandom(8).hex()
+
+    def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
+        """Caps, then the operation record; (result, whether history was trimmed)."""
+        timeline.check_pins(self.conn, self.results, self.touched)
+        if self.past_grew:
+            timeline.trim_store_past(self.conn, self.touched, refuse=self.restore)
+        for r in self.results:  # the rows as stored, once the store-wide past cap trimmed
+            after = self.touched.get(r["memory"]["id"], {}).get("after")
+            if after is not None:
+                r["memory"] = rows.public(after)
+            if "replaced" in r:
+                r["replaced"] = rows.public(self.touched[r["replaced"]["id"]]["after"])
+        enforcer = caps.Enforcer(
+            self.conn, self.results, self.protected, self.touched, prune=not self.restore
+        )
+        pruned = enforcer.run()
+        summary = summary or summarize(self.results, pruned)
+        result: dict[str, Any] = {
+            "op_id": None,
+            "results": self.results,
+            "pruned": [rows.public(r) for r in pruned],
+            "summary": summary,
+            "undo_hint": None,
+        }
+        if not self.touched:
+            return result, False
+        action = "import" if self.restore else "apply"
+        op_id = record_operation(self.conn, action, summary, list(self.touched.values()), self.now)
+        trimmed = trim_history(self.conn)
+        session.set(write_seq=self.seq, **({"erase_pending": True} if trimmed else {}))
+        result["op_id"] = op_id
+        result["undo_hint"] = session.location.command("undo", "--op-id", op_id)
+        return result, trimmed
