@@ -3,7 +3,7 @@ envelope every command's output is: a result, or the error's code, message and d
 
 One module, not two: each module a command imports costs it about as much as ranking
 one person's rows (``documentation/performance.md``). The tables of ``--format table``
-are ``tables.py``, imported only for them."""
+are ``cli/table_output.py``'s, imported only for them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 """MemoryStore: the public facade. One method per command; returns plain data, never prints.
 
-Each method checks its own arguments, opens the store through a
-:class:`~memory_store.session.Session` and hands the work to the module of
-that concern (``consent``, ``changes``, ``recall``, ``erasure``, ``transfer``,
-``doctor``), imported when first needed so that a call pays only for its own.
+Each method checks its own arguments (the rules of ``commands``), opens the store
+through a :class:`~memory_store.storage.Session` and hands the work to the module
+of that concern (``consent``, ``writes``, ``recall``, ``erasure``, ``transfer``,
+``doctor``; ``subjects`` for a name), imported when first needed so that a call
+pays only for its own.
 """
 
 from __future__ import annotations
@@ -113,25 +114,25 @@ class MemoryStore:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read."""
-        from .writes import apply as changes
+        from .writes.apply import apply
 
         with self._open() as session:
-            return changes.apply(session, payload, dry_run)
+            return apply(session, payload, dry_run)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
         check_text(op_id, "op_id")
-        from . import writes as operations
+        from . import writes
 
         with self._open() as session:
-            return operations.undo(session, op_id)
+            return writes.undo(session, op_id)
 
     def log(self) -> dict[str, Any]:
         """The undoable operations, newest first."""
-        from . import writes as operations
+        from . import writes
 
         with self._open() as session:
-            return operations.log(session)
+            return writes.log(session)
 
     # ------------------------------------------------------------------ reading
 

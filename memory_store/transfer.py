@@ -1,4 +1,10 @@
-"""The user's copy of their memory: ``export`` (and, in time, ``import``)."""
+"""The person's copy of their memory: ``export``, ``import`` and the review page's data.
+
+``export`` writes every live row (and its history) as one document; ``import`` takes
+such a document back, every row checked like an ``apply`` delta, all or nothing, as
+one undoable operation refused over any cap (contract §15); ``review`` gathers what
+the page shows (``review/``) and writes it. The files they write are private and never
+inside the store's directory (:func:`check_output`, :func:`write_private`)."""
 
 from __future__ import annotations
 
@@ -281,8 +287,8 @@ def _summary(total: int, counts: dict[str, int], dry_run: bool) -> str:
 def import_(session: Session, source: object, dry_run: bool = False) -> dict[str, Any]:
     """Bring an export back: all rows or none, one undoable operation, never pruned."""
     session.gate(session.settings())
-    from .writes import apply as changes
     from .writes import validation
+    from .writes.apply import Batch, DryRun
 
     raw = source() if callable(source) else source
     if isinstance(raw, bytearray):
@@ -304,7 +310,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
         with session.transaction():
             settings = session.settings()
             session.gate(settings)
-            batch = changes.Batch(session.conn, settings["write_seq"], restore=True)
+            batch = Batch(session.conn, settings["write_seq"], restore=True)
             batch.write(deltas)
             counts = {a: 0 for a in ("created", "updated", "unchanged")}
             for r in batch.results:
@@ -312,8 +318,8 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
             summary = _summary(len(deltas), counts, dry_run)
             result, trimmed = batch.finish(session, summary)
             if dry_run:
-                raise changes.DryRun(result)
-    except changes.DryRun as done:
+                raise DryRun(result)
+    except DryRun as done:
         result, trimmed = done.result, False
     result = {
         "op_id": None if dry_run else result["op_id"],
@@ -331,14 +337,13 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
 
 
 def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
-    """The review page (``review.py``) of everything stored, written to a new private file.
+    """The review page (``review/``) of everything stored, written to a new private file.
 
     Everything the page shows comes from here: each row as ``show`` gives it plus the
     offset its time was written in, tidy's findings (not gated: the page is the
     person's own access, contract §21), and the store's directory when the commands
     on the page must name it (§22)."""
-    from . import __version__
-    from . import writes as operations
+    from . import __version__, writes
     from .consent import consent_state, limits
     from .review import render_review
     from .writes import tidy
@@ -364,7 +369,7 @@ def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
         "limits": limits(),
         "counts": {"total": len(memories), "by_scope": by_scope},
         "memories": memories,
-        "operations": operations.log(session)["operations"],
+        "operations": writes.log(session)["operations"],
         # None for the platform default store, which the person's terminal finds itself.
         "data_dir": location.data_dir if location.named else None,
     }

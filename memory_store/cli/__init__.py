@@ -1,4 +1,11 @@
-"""The command line: argparse in, one envelope out. The only code that prints or exits."""
+"""The command line: argparse in, one envelope out. The only code that prints or exits.
+
+The parser of one command is built from its registry record (its family module in
+``commands``, imported alone); the call goes to :class:`~memory_store.MemoryStore`; the
+result, or a :class:`~memory_store.MemoryStoreError`, becomes one JSON envelope and an
+exit status (``--format table``: ``table_output``). What ``apply`` and ``import`` read
+is ``inputs``'. ``memory-store mcp`` hands the process to the MCP server (``mcp``).
+"""
 
 from __future__ import annotations
 
@@ -308,7 +315,7 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
 
 
 def _serve_mcp(store: Any) -> None:
-    """``memory-store mcp``: the MCP server (``server.py``) on stdio until its client leaves.
+    """``memory-store mcp``: the MCP server (the ``mcp`` package) on stdio until its client leaves.
 
     The MCP SDK is an optional extra, and the per-turn commands never import it.
     """
@@ -435,7 +442,7 @@ def _serves(name: str) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    # cli.COMMANDS, as before the families were imported on demand (commands.py).
+    # cli.COMMANDS, the whole registry (commands.catalog), read only when asked for.
     if name == "COMMANDS":
         from ..commands.catalog import COMMANDS
 

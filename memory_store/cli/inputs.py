@@ -1,6 +1,6 @@
 """What the command line reads on a command's behalf: ``apply``'s body and ``import``'s
 document, from a file or standard input, each only when the library asks for it (after
-the consent gate). Imported by ``cli.py`` for those two commands only."""
+the consent gate). Imported by the command line (this package) for those two commands only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The registry's parts: options, commands and tools, with the rules of their arguments.
+"""The registry's parts: options and commands, the rules of their arguments, and the
+table of contents (:data:`FAMILY_OF`: each command, in the help's order, and the family
+module of this package that declares it).
 
 A :class:`Command` holds what the command line, the MCP server and the
 reference documentation need: its name and help, its options (each with the
@@ -6,9 +8,10 @@ library's own rule), the library call, the keys of its ``data`` and notes.
 The rules (``check_*``) are the library's: ``MemoryStore`` checks its
 arguments with them, the CLI's argparse ``type=`` functions call them, so each
 rule has one message wherever it is broken.
-``cli.py`` builds argparse from it, ``scripts/gen_cli_reference.py`` writes
-``references/cli.md`` from it, and the tests check both against each other.
-Importing this module must stay cheap: every assistant turn pays for it.
+The command line builds argparse from one family's records; ``catalog`` joins every
+family (the MCP server's tools, ``scripts/gen_cli_reference.py``'s ``references/cli.md``),
+and the tests check both against each other. This module imports no family: every
+assistant turn pays for what it imports.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ class Tool:
         self.confirm = confirm
 
 
-# The MCP tools (server.py): the commands a model may call, and the ones the person
+# The MCP tools (the mcp package): the commands a model may call, and the ones the person
 # confirms in their client. export, import, review, doctor, mcp and skill are not tools.
 TOOLS: dict[str, Tool] = {
     "status": Tool("memory_status", "记忆状态 · Memory status", read_only=True, idempotent=True),

@@ -1,14 +1,15 @@
 """``memory-store mcp``: the memory served to an assistant over MCP (stdio), the second face.
 
-Every tool is built from the command registry (``commands.COMMANDS``): its
+Every tool is built from the command registry (``commands.catalog.COMMANDS``): its
 name and hints from ``Tool``, its input schema from the options' own rules,
 its work from the command's library call, its result the CLI envelope's
 ``data`` (structured) plus a text rendering, a refusal a tool error carrying
 the same ``{code, message, details}``. Enabling memory and deleting are the
 person's decisions: those tools ask the person through MCP elicitation,
 declared with the SDK's resolver mechanism, so the confirmation is no
-argument the model could fill in (``confirmation.py``; the results and
-refusals are ``tool_results.py``'s).
+argument the model could fill in (``confirmation``, its words ``confirmation_text``;
+the results and refusals are ``results``'; every input line is checked first by
+``wire``).
 
 One store is held open across calls (``MemoryStore.hold``) and revalidated
 before each; calls are served one at a time. stdout carries JSON-RPC only.

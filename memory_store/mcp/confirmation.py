@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..commands import Command
 from ..errors import MemoryStoreError
-from . import confirmation_text as questions
+from . import confirmation_text
 from .results import ok, refusal, run_tool, with_signature
 
 
@@ -92,7 +92,7 @@ def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str
 
 def _question(store: Any, command: Command, args: dict[str, Any]) -> tuple[str, str]:
     """(question, language), counted from the store now."""
-    return questions.ask(command.name, args, _facts(store, command.name, args))
+    return confirmation_text.ask(command.name, args, _facts(store, command.name, args))
 
 
 def resolver(
@@ -129,7 +129,7 @@ def _changed_since_asked(store: Any, command: Command, args: dict[str, Any], ask
         return refusal(exc)
     if now == asked:
         return None
-    text = questions.nothing_changed("changed_while_asked", language)
+    text = confirmation_text.nothing_changed("changed_while_asked", language)
     return ok({"changed": False, "reason": "changed_while_asked"}, text)
 
 
@@ -137,13 +137,13 @@ def confirmed(
     store: Any, command: Command, args: dict[str, Any], answer: Any, asked: str | None
 ) -> CallToolResult:
     """Run the command on the person's yes; anything else changes nothing, and says so."""
-    language = questions.language_of(args.get("language"))
+    language = confirmation_text.language_of(args.get("language"))
     match answer:
         case AcceptedElicitation(data=Refused() as r):
             return refusal(MemoryStoreError(r.code, r.message, r.details))
         case AcceptedElicitation(data=CannotAsk() as c):
             line = _terminal_command(store, command, args)
-            text = questions.nothing_changed("cannot_ask", c.language, line)
+            text = confirmation_text.nothing_changed("cannot_ask", c.language, line)
             return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
         case AcceptedElicitation(data=Confirm(confirm=True)):
             stale = _changed_since_asked(store, command, args, asked or "")
@@ -156,5 +156,5 @@ def confirmed(
             reason = "cancelled"
         case _:  # pragma: no cover - the SDK's union has no other member
             reason = "cancelled"
-    text = questions.nothing_changed(reason, language)
+    text = confirmation_text.nothing_changed(reason, language)
     return ok({"changed": False, "reason": reason}, text)

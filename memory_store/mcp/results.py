@@ -1,6 +1,6 @@
 """What an MCP tool answers: the command's data as a result, a refusal as a tool error with
 the contract's ``{code, message, details}``, and the function the SDK reads a tool's
-parameters from. Imported only by the MCP server (``server.py``, ``confirmation.py``).
+parameters from. Imported only by the MCP server (this package's ``__init__`` and ``confirmation``).
 """
 
 import inspect

@@ -18,7 +18,7 @@ unchanged every line that parses cleanly. Any other line is answered:
   a question) an error in its place, so that nothing waits for it and a repeated
   ``"confirm"`` is never read as its last value. A notification has no one to answer.
 
-Imported only by the MCP server. No ``from __future__ import annotations``, like server.py.
+Imported only by the MCP server. No ``from __future__ import annotations``, like the rest of ``mcp``.
 """
 
 import json

@@ -7,7 +7,7 @@ the page can be tested on its own. It is the person's right of access
 (contract §21): every stored string of every row is on it — value, source and
 reference, confidence, times, past values — and each goes through ``e``,
 since values, labels and evidence come from conversations and may hold markup.
-Words, style and the time rules are in ``review_parts``.
+Words, style and the time rules are in ``markup``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The review page's parts: its words, its stylesheet, escaping, and how it shows times.
 
-Split from ``review.py`` so that the page's assembly stays readable. Nothing
+Apart from the page's assembly (this package's ``__init__``), so that it stays readable. Nothing
 here reads the store; every stored string that reaches markup goes through
 ``e`` (or a helper that calls it).
 """

@@ -5,7 +5,7 @@ The checks here run before SQLite touches a path. Nothing here opens a
 database file by path while a connection to it may be open in this process,
 except where the caller has closed it first: closing any descriptor of a file
 drops every POSIX lock this process holds on it, SQLite's included (see
-``session.py``).
+this package's ``__init__``, the session).
 """
 
 from __future__ import annotations

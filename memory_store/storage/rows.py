@@ -138,7 +138,7 @@ def delete(conn: sqlite3.Connection, memory_id: str) -> None:
 
 
 # ---------------------------------------------------------------- time, as reads need it
-# (contract §20; the write side is timeline.py)
+# (contract §20; the write side is writes/timeline.py)
 
 _CONCEPT_OF_WORD = {
     word: concept for concept, words in policy.FIELD_CONCEPTS.items() for word in words

@@ -1,4 +1,7 @@
-"""Writes that can be undone: ``apply``, the operation record, ``undo`` and ``log``."""
+"""``apply``: a :class:`Batch` of upserts, deletes and ends in one transaction — every
+delta checked first (``validation``), then written, the caps checked on the net result
+(``caps``), time kept (``timeline``) and one operation recorded with its before/after
+snapshots (this package's entry module) — or a dry run that writes nothing."""
 
 from __future__ import annotations
 

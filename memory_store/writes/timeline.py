@@ -5,8 +5,8 @@ so everything that already follows a row follows its history too: the
 operation snapshots (undo restores a row and its past exactly), ``show``,
 export, and physical erasure, which removes the row and with it every past
 value. Imported only by the write paths; what the read paths need of time (concepts,
-past values as rows, siblings) is in ``rows.py``, whether a question is about time in
-``relevance.py``: ``context`` pays for neither this module nor the write side.
+past values as rows, siblings) is in ``storage/rows.py``, whether a question is about
+time in ``recall/relevance.py``: ``context`` pays for neither this module nor the write side.
 """
 
 from __future__ import annotations
