@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import browser  # noqa: E402  (tests/browser.py, importable once tests/ is on the path)
+from support import browser  # noqa: E402  (tests/support/browser.py, once tests/ is on the path)
 
 MARGIN = 40  # px of background kept below the page's last line
 

@@ -1,5 +1,6 @@
-"""Contract §8: show, context, log, forget, forget-object, revoke, clear, export, and
-the refusal of destructive commands without --confirm."""
+"""Contract §8: show, context, log, forget, forget-object, revoke, clear, export (never into
+the store's directory, §17), and the refusal of destructive commands without --confirm,
+in the words of the face that was used (§22)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, TIME_KEYS, db_connect, delta, fails, ok, store_files, values_of
+from support import DB_NAME, TIME_KEYS, db_connect, delta, fails, ok, store_files, values_of
+
+from memory_store import MemoryStore
 
 ZH = "双方已确认进入排他约会"
 REFERENCE_DELTA = (
@@ -661,6 +664,33 @@ def test_export_in_every_consent_state(enabled: Path, tmp_path: Path) -> None:
     ok("export", "--output", str(tmp_path / "revoked.json"))
 
 
+@pytest.mark.parametrize(
+    "name", ["memory.sqlite3-wal", "memory.sqlite3-shm", "memory.sqlite3-journal", "export.json"]
+)
+def test_export_refuses_a_path_inside_the_store_directory(enabled: Path, name: str) -> None:
+    put(delta(value="别导出到这里"))
+    r = fails("INVALID_ARGUMENTS", "export", "--output", str(enabled / name))
+    assert "store's directory" in r.error["message"]
+    assert sorted(p.name for p in enabled.iterdir() if p.name == name) == []
+    assert ok("show")["count"] == 1
+
+
+def test_export_refuses_the_store_directory_reached_another_way(
+    enabled: Path, tmp_path: Path
+) -> None:
+    link = tmp_path / "alias"
+    link.symlink_to(enabled)
+    (enabled / "sub").mkdir()
+    for target in (
+        link / "copy.json",
+        enabled / "sub" / "copy.json",
+        enabled / ".." / enabled.name / "c.json",
+    ):
+        fails("INVALID_ARGUMENTS", "export", "--output", str(target))
+    assert not (enabled / "copy.json").exists() and not (enabled / "sub" / "copy.json").exists()
+    assert ok("export", "--output", str(tmp_path / "outside.json"))["count"] == 0
+
+
 # ---------------------------------------------------------------------------
 # destructive commands need --confirm
 
@@ -693,6 +723,21 @@ def test_destructive_commands_need_confirm(enabled: Path, state: str) -> None:
 def test_forget_unknown_without_confirm_is_confirmation_required(enabled: Path) -> None:
     fails("CONFIRMATION_REQUIRED", "forget", "m-0123456789abcdef")
     fails("CONFIRMATION_REQUIRED", "forget-object", "nobody")
+
+
+def test_missing_confirmation_in_each_faces_words(private_store: Path) -> None:
+    from memory_store import MemoryStoreError
+
+    failed = fails("CONFIRMATION_REQUIRED", "revoke", "--delete")
+    assert failed.error["message"].startswith("revoke --delete needs --confirm")
+    assert "confirm=True" not in failed.error["message"]
+    store = MemoryStore(private_store)
+    with pytest.raises(MemoryStoreError) as raised:
+        store.forget_object("obj-a")
+    assert raised.value.code == "CONFIRMATION_REQUIRED"
+    assert raised.value.message.startswith("forget_object needs confirm=True")
+    assert "--confirm" not in raised.value.message
+    assert not private_store.exists()
 
 
 # ---------------------------------------------------------------------------

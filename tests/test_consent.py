@@ -1,5 +1,6 @@
-"""Contract §3 and §5: the consent states, the gate's position in the check order,
-a zero-length database, and file modes whatever the umask."""
+"""Contract §3 and §5: the consent states (``consent_state`` tells revoked from never
+asked, §22), the gate's position in the check order, a zero-length database, and file
+modes whatever the umask."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, run_cli, values_of
+from mcp import Client
+from support import DB_NAME, call, data_of, delta, fails, ok, run_cli, values_of
+
+from memory_store.mcp import build_server
 
 VALID = json.dumps(delta("relationship", field="stage", value="确认约会"), ensure_ascii=False)
 GARBAGE = (b"\xff\xfe{not json at all " * 6000)[: 100 * 1024]
@@ -123,7 +128,7 @@ def test_default_location_is_not_created_by_reads(
 ) -> None:
     """With no --data-dir and no MEMORY_STORE_DIR the platformdirs location is used;
     it too is created only by enable --confirm. (An empty MEMORY_STORE_DIR is refused,
-    contract §21: tests/test_hardening3.py.)"""
+    contract §21: tests/storage/test_data_directory.py.)"""
     monkeypatch.delenv("MEMORY_STORE_DIR")
     env: dict[str, str] = {}
     xdg = tmp_path / "xdg-data"
@@ -335,6 +340,41 @@ def test_revoked_refusal_writes_nothing(enabled: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
+# consent_state: revoked is not "never asked"
+
+
+def _consent() -> tuple[str, Any]:
+    status = ok("status")
+    return status["consent_state"], status["revoked_at"]
+
+
+def test_consent_state_walks_every_state(private_store: Path) -> None:
+    assert _consent() == ("absent", None)
+    ok("enable", "--confirm")
+    assert _consent() == ("enabled", None)
+    ok("pause")
+    assert _consent() == ("paused", None)
+    ok("revoke", "--confirm")
+    state, revoked_at = _consent()
+    status = ok("status")
+    assert state == "revoked" and revoked_at is not None
+    assert status["consent_enabled"] is False and status["consent_at"] is not None
+    ok("enable", "--confirm")  # consent restored: the revoke is no longer the answer
+    assert _consent() == ("enabled", None)
+    ok("revoke", "--delete", "--confirm")
+    assert _consent() == ("absent", None)
+
+
+@pytest.mark.anyio
+async def test_memory_status_tells_revoked_from_never_asked(store: Any) -> None:
+    ok("enable", "--confirm")
+    ok("revoke", "--confirm")
+    async with Client(build_server(store)) as client:
+        status = data_of(await call(client, "memory_status"))
+    assert status["consent_state"] == "revoked" and status["revoked_at"]
+
+
+# ---------------------------------------------------------------------------
 # the gate comes before the input
 
 
@@ -431,6 +471,16 @@ def test_revoke_delete_on_zero_length_database(private_store: Path) -> None:
     ok("revoke", "--delete", "--confirm")
     assert list(private_store.iterdir()) == []
     assert ok("status")["exists"] is False
+
+
+def test_a_first_enable_that_did_not_finish_is_never_enabled(private_store: Path) -> None:
+    private_store.mkdir(mode=0o700)
+    (private_store / "memory.sqlite3").touch(mode=0o600)  # zero-length, as a crash leaves it
+    status = ok("status")
+    assert status["exists"] is True
+    assert (status["consent_state"], status["revoked_at"]) == ("never_enabled", None)
+    ok("enable", "--confirm")
+    assert _consent() == ("enabled", None)
 
 
 # ---------------------------------------------------------------------------

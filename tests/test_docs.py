@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROW_KEYS as CONTRACT_ROW_KEYS
-from conftest import TIME_KEYS as CONTRACT_TIME_KEYS
-from conftest import Result, cli
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
+from support import ROW_KEYS as CONTRACT_ROW_KEYS
+from support import TIME_KEYS as CONTRACT_TIME_KEYS
+from support import Result, cli
 
 from memory_store import policy
 from memory_store.cli import build_command_parser, build_parser

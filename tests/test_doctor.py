@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, ok, run_cli
+from support import DB_NAME, db_connect, delta, ok, run_cli
 
 from memory_store import MemoryStore
 

@@ -4,6 +4,8 @@ Every value written here carries a unique marker. After each command the test
 asks the database which markers it still *retains* (live rows and the undo
 snapshots of the remaining operations) and searches the raw bytes of
 memory.sqlite3, -wal and -shm for every other marker ever written.
+
+revoke --delete also unlinks every file on a disk without one free byte.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, held_open, ok
-from conftest import apply as _apply
+from support import DB_NAME, db_connect, delta, find_leaks, held_open, in_tiny_disk, ok, raw_files
+from support import apply as _apply
 
 from memory_store import MemoryStore, MemoryStoreError
 
@@ -36,20 +38,6 @@ WORDS = [
     "约会",
     "咖啡",
 ]
-
-
-def raw_files(store_dir: Path) -> dict[str, bytes]:
-    out = {}
-    for suffix in ("", "-wal", "-shm"):
-        path = store_dir / (DB_NAME + suffix)
-        if path.exists():
-            out[path.name] = path.read_bytes()
-    return out
-
-
-def find_leaks(store_dir: Path, needles: list[str]) -> list[tuple[str, str]]:
-    files = raw_files(store_dir)
-    return [(n, name) for n in needles for name, data in files.items() if n.encode("utf-8") in data]
 
 
 def retained_markers(store_dir: Path) -> set[str]:
@@ -204,6 +192,78 @@ def test_the_next_committed_write_of_any_kind_finishes_a_pending_erasure(
     _pin_and_forget(watched, "reader-pinned-secret")
     ok(*command)
     assert find_leaks(watched, ["reader-pinned-secret"]) == []
+
+
+# --- revoke --delete on a disk with no free byte ------------------------------------
+
+
+REVOKE_ON_A_FULL_TMPFS = r"""
+import json, os, sqlite3, sys
+from memory_store import MemoryStore, MemoryStoreError
+from memory_store.cli import main
+store_dir, left_behind = sys.argv[1], sys.argv[2]
+store = MemoryStore(store_dir)
+store.enable(confirm=True)
+for i in range(12):
+    store.apply({"scope": "event", "subject_id": f"obj-{i % 9}", "field": f"e{i}",
+                 "value": f"row {i} " + "满" * 150, "source_type": "user_report",
+                 "occurred_at": "2026-08-02"})
+path = os.path.join(store_dir, "memory.sqlite3")
+pid = os.fork()
+if pid == 0:  # a host that died with the store open: its -wal and -shm stay behind
+    if left_behind != "nothing":
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        conn.execute("UPDATE settings SET value = value WHERE key = 'write_seq'")
+    os._exit(0)
+os.waitpid(pid, 0)
+if left_behind == "wal":
+    os.unlink(path + "-shm")
+before = sorted(os.listdir(store_dir))
+fd = os.open(os.path.join(os.path.dirname(store_dir), "filler"), os.O_WRONLY | os.O_CREAT)
+for chunk in (b"x" * 65536, b"x" * 4096, b"x"):  # dd until it fails, to the last byte
+    try:
+        while True:
+            os.write(fd, chunk)
+    except OSError:
+        pass
+os.close(fd)
+vfs = os.statvfs(store_dir)
+code = main(["--data-dir", store_dir, "revoke", "--delete", "--confirm"])
+print(json.dumps({"code": code, "before": before, "left": sorted(os.listdir(store_dir)),
+                  "free": vfs.f_bavail * vfs.f_frsize}), file=sys.stderr)
+"""
+
+
+LEFT_BEHIND = {
+    # As every command leaves it: revoke's own open must create -wal and -shm, and cannot.
+    "nothing": ["memory.sqlite3"],
+    # A host that died with the store open: SQLite truncates the -shm and regrows it.
+    "wal-and-shm": ["memory.sqlite3", "memory.sqlite3-shm", "memory.sqlite3-wal"],
+    # A -wal whose -shm someone removed: the -wal must be read without one.
+    "wal": ["memory.sqlite3", "memory.sqlite3-wal"],
+}
+
+
+@pytest.mark.parametrize("left_behind", sorted(LEFT_BEHIND))
+def test_revoke_delete_unlinks_every_file_on_a_disk_with_no_free_byte(
+    tmp_path: Path, left_behind: str
+) -> None:
+    proc = in_tiny_disk(tmp_path, REVOKE_ON_A_FULL_TMPFS, left_behind)
+    assert proc.stderr.strip(), proc
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    envelope = json.loads(proc.stdout)
+    assert report["before"] == LEFT_BEHIND[left_behind]
+    assert report["free"] == 0, report  # not one byte left
+    assert report["code"] == 0 and report["left"] == [], (report, envelope)
+    data = envelope["data"]
+    assert data["deleted"] is True and data["consent_enabled"] is False, envelope
+    assert data["rows_deleted"] == 12  # counted even where SQLite could not open a -shm
+    # Zeroing overwrites pages the files already hold, so even a full tmpfs allows it;
+    # where it cannot (a sparse file), the result says overwritten: false
+    # (storage/test_hostile_file_systems.py). Either way the result tells the truth about
+    # the bytes.
+    assert data["erased"] is data["overwritten"]
 
 
 # --- randomized churn over a large store ---------------------------------------------

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import delta, held_open, ok
-from test_erasure import find_leaks, raw_files
-from timekit import put, shown
+from support import delta, find_leaks, held_open, ok, put, raw_files
+from support.timekit import shown
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROW_KEYS, delta, fails, ok
-from timekit import put, shown
+from support import ROW_KEYS, delta, fails, ok, put
+from support.timekit import shown
 
 T = "2026-10-01T08:00:00Z"
 

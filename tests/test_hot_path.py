@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import apply, delta, ok
+from support import apply, delta, ok
 
 PROBE = """
 import json, sys

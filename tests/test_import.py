@@ -1,14 +1,18 @@
-"""import (contract §15): an export comes back, checked like apply, all or nothing, undoable."""
+"""import (contract §15): an export comes back, checked like apply, all or nothing, undoable.
+
+Also through a pipe (``export | import -``, §22), and never with a time after the
+import's own (§21)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROW_KEYS, TIME_KEYS, delta, fails, ok, put, run_cli
+from support import ROW_KEYS, TIME_KEYS, cli, delta, fails, ok, put, run_cli
 
 EVERY_KIND = [
     delta("user", field="goal", value="找到长期稳定的关系", source="user_explicit"),
@@ -295,3 +299,87 @@ def test_rows_carry_exactly_the_contract_keys(exported: tuple[Path, list[dict[st
     path, _ = exported
     doc = export_to(path)
     assert all(list(m) == [*ROW_KEYS, *TIME_KEYS] for m in doc["memories"])
+
+
+# ---------------------------------------------------------------- pipes
+
+
+def test_export_piped_into_import(people: Path) -> None:
+    exported = run_cli("export")
+    assert exported.code == 0
+    ok("clear", "--confirm")
+    dry = run_cli("import", "-", "--dry-run", input=exported.stdout)
+    assert dry.code == 0 and dry.data["counts"]["created"] == 3
+    assert dry.data["summary"].startswith("would import 3 memories: 3 to create")
+    assert "imported" not in dry.data["summary"]
+    imported = run_cli("import", "-", input=exported.stdout)
+    assert imported.code == 0 and imported.data["counts"]["created"] == 3
+    assert imported.data["summary"].startswith("imported 3 memories: 3 created")
+    assert ok("show")["memories"] == exported.data["document"]["memories"]
+
+
+def test_a_real_shell_pipe(people: Path) -> None:
+    import subprocess
+    import sys
+
+    ok("revoke", "--delete", "--confirm")
+    ok("enable", "--confirm")
+    put(delta(value="小林"))
+    exe = f"{shlex.quote(sys.executable)} -m memory_store"
+    line = f"{exe} export | {exe} import - --dry-run"
+    proc = subprocess.run(line, shell=True, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)["data"]
+    assert result["summary"] == "would import 1 memory: 0 to create, 0 to update, 1 unchanged"
+
+
+def test_an_envelope_that_is_not_an_export_is_refused(people: Path, tmp_path: Path) -> None:
+    status = run_cli("status").stdout
+    failed = fails("INVALID_DELTA", "import", "-", input=status)
+    assert failed.error["details"]["path"] == "$.command"
+    written = run_cli("export", "--output", str(tmp_path / "copy.json")).stdout
+    failed = fails("INVALID_DELTA", "import", "-", input=written)
+    assert "--output" in failed.error["message"]
+
+
+# ---------------------------------------------------------------- imported times are not from the future
+
+
+def _exported(tmp_path: Path) -> dict[str, Any]:
+    put(delta(value="小A"), delta(field="hobby", value="爬山"))
+    path = tmp_path / "export.json"
+    ok("export", "--output", str(path))
+    return json.loads(path.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("key", ["created_at", "updated_at"])
+@pytest.mark.parametrize("when", ["2999-01-01T00:00:00Z", "soon"])
+def test_an_imported_time_after_the_import_is_refused(
+    enabled: Path, tmp_path: Path, key: str, when: str
+) -> None:
+    import time
+
+    doc = _exported(tmp_path)
+    before = ok("show")["memories"], ok("log")["operations"]
+    if when == "soon":  # an hour ahead: a clock set wrong, or an edit
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    doc["memories"][1][key] = when
+    if key == "created_at":
+        doc["memories"][1]["updated_at"] = when
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+    for args in (["import", str(edited)], ["import", str(edited), "--dry-run"]):
+        r = cli(*args)
+        assert r.code == 4 and r.error is not None and r.error["code"] == "INVALID_DELTA", r.stdout
+        assert r.error["details"] == {"index": 1, "path": f"$.memories[1].{key}"}, r.error
+        assert when in r.error["message"]
+    assert (ok("show")["memories"], ok("log")["operations"]) == before
+
+
+def test_an_export_imported_at_once_keeps_its_times(enabled: Path, tmp_path: Path) -> None:
+    doc = _exported(tmp_path)
+    ok("clear", "--confirm")
+    r = cli("import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert r.code == 0, r.stdout
+    times = {(m["created_at"], m["updated_at"]) for m in ok("show")["memories"]}
+    assert times == {(m["created_at"], m["updated_at"]) for m in doc["memories"]}

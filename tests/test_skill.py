@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import fails, ok
+from support import fails, ok
 
 from memory_store import skill
 from memory_store.commands.catalog import TOOLS

@@ -1,4 +1,4 @@
-"""SKILL.md fits a model's budget and teaches release 3's protocol (contract §20, §22).
+"""SKILL.md fits a model's budget and teaches the protocols of time and of the person (§20, §22).
 
 - the body stays under 12,000 characters (the contract's stand-in for 5,000 tokens),
   and what moved out of it is linked and exists;

@@ -1,5 +1,10 @@
 """Contract §4 and §8: one envelope per invocation, semantic exit codes, argparse errors,
---help, --format table, UTF-8 output, the in-process entry point and the data keys."""
+--format table, the in-process entry point, the entry points, the data keys and
+INTERNAL_ERROR without a traceback.
+
+Help and the version are in test_help.py; UTF-8 and the standard streams in
+test_text_and_streams.py.
+"""
 
 from __future__ import annotations
 
@@ -11,35 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ENVELOPE_KEYS, ROW_KEYS, db_connect, delta, fails, ok, run_cli
+from support import COMMAND_NAMES, ENVELOPE_KEYS, ROW_KEYS, db_connect, delta, fails, ok, run_cli
 
 import memory_store.cli
 from memory_store import MemoryStore
 from memory_store.errors import EXIT_STATUS
 
-COMMANDS = [
-    "status",
-    "enable",
-    "pause",
-    "resume",
-    "apply",
-    "undo",
-    "log",
-    "show",
-    "context",
-    "search",
-    "tidy",
-    "forget",
-    "forget-object",
-    "revoke",
-    "clear",
-    "export",
-    "import",
-    "review",
-    "mcp",
-    "skill",
-    "doctor",
-]
 ZH = "双方已确认进入排他约会"
 
 
@@ -215,10 +197,10 @@ def _ids(cases: list[tuple[Any, ...]]) -> list[str]:
 def test_matrix_covers_every_command() -> None:
     succeeded = {args[0] for _, args, _ in SUCCESS_CASES}
     failed = {args[0] for _, args, _ in FAILURE_CASES}
-    assert succeeded == set(COMMANDS)
-    assert failed == set(COMMANDS)
-    # mcp serves only without --print-config (test_mcp.py); with it, it prints the envelope.
-    assert set(memory_store.cli.COMMANDS) == set(COMMANDS)
+    assert succeeded == set(COMMAND_NAMES)
+    assert failed == set(COMMAND_NAMES)
+    # mcp serves only without --print-config (tests/mcp/); with it, it prints the envelope.
+    assert set(memory_store.cli.COMMANDS) == set(COMMAND_NAMES)
 
 
 @pytest.mark.parametrize(("state", "args", "keys"), SUCCESS_CASES, ids=_ids(SUCCESS_CASES))
@@ -252,7 +234,7 @@ def test_failure_envelope(
     assert isinstance(env["error"]["details"], dict)
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", COMMAND_NAMES)
 def test_unknown_flag_names_the_command(command: str) -> None:
     r = fails("INVALID_ARGUMENTS", command, "--no-such-flag")
     assert r.env["command"] == command
@@ -310,24 +292,6 @@ def test_max_chars_bounds_are_inclusive(enabled: Path) -> None:
 def test_scope_choices_accepted(enabled: Path) -> None:
     for scope in ("user", "object", "relationship", "event", "hypothesis"):
         assert ok("show", "--scope", scope)["count"] == 0
-
-
-# ---------------------------------------------------------------------------
-# --help
-
-
-@pytest.mark.parametrize("args", [["--help"], ["-h"], ["apply", "--help"], ["context", "--help"]])
-def test_help_exits_zero_with_usage(args: list[str], private_store: Path) -> None:
-    r = run_cli(*args, check_envelope=False)
-    assert r.code == 0
-    assert "usage:" in r.stdout
-    assert "Traceback" not in r.stderr
-    if args[0] == "apply":
-        assert "--json" in r.stdout and "--dry-run" in r.stdout
-    if args[0] == "--help":
-        for command in COMMANDS:
-            assert command in r.stdout
-    assert not private_store.exists()
 
 
 # ---------------------------------------------------------------------------
@@ -432,35 +396,6 @@ def test_table_format_argparse_error_is_one_stderr_line(args: list[str]) -> None
 
 
 # ---------------------------------------------------------------------------
-# UTF-8, not ASCII-escaped
-
-
-def test_chinese_text_is_not_ascii_escaped(enabled: Path) -> None:
-    r = run_cli("apply", "--json", VALID_DELTA)
-    assert ZH in r.stdout
-    assert "\\u" not in r.stdout
-    assert r.data["results"][0]["memory"]["value"] == ZH
-    for args in (["show"], ["context", "--subject-id", "obj-a"], ["export"], ["log"]):
-        r = run_cli(*args)
-        assert ZH in r.stdout, args
-        assert "\\u" not in r.stdout, args
-
-
-def test_output_is_utf8_whatever_the_locale(enabled: Path) -> None:
-    ok("apply", "--json", VALID_DELTA)
-    r = run_cli("show", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": "ascii"})
-    assert ZH.encode("utf-8") in r.stdout.encode("utf-8")
-    assert r.data["memories"][0]["value"] == ZH
-
-
-def test_error_messages_with_chinese_subject_are_valid_json(enabled: Path) -> None:
-    r = fails("SUBJECT_NOT_FOUND", "forget-object", "小A", "--confirm")
-    assert "\\u" not in r.stdout
-    r = fails("OPERATION_NOT_FOUND", "undo", "--op-id", "操作")
-    assert "\\u" not in r.stdout
-
-
-# ---------------------------------------------------------------------------
 # In-process entry point
 
 
@@ -519,13 +454,6 @@ def test_in_process_main_argparse_errors(
     assert rc == 2
     assert env["command"] == command
     assert env["error"]["code"] == "INVALID_ARGUMENTS"
-
-
-def test_in_process_main_help(capsys: pytest.CaptureFixture[str]) -> None:
-    assert memory_store.cli.main(["--help"]) == 0
-    assert "usage:" in capsys.readouterr().out
-    assert memory_store.cli.main(["apply", "--help"]) == 0
-    assert "usage:" in capsys.readouterr().out
 
 
 def test_in_process_and_subprocess_agree(
@@ -631,13 +559,6 @@ def test_revoke_and_doctor_data_values(enabled: Path) -> None:
     assert data["consent_enabled"] is False and data["deleted"] is True
 
 
-def test_every_subcommand_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in COMMANDS:
-        assert memory_store.cli.main([command, "--help"]) == 0, command
-        out = capsys.readouterr().out
-        assert "usage:" in out and command in out, command
-
-
 def test_console_script_works(private_store: Path) -> None:
     script = Path(sys.executable).with_name("memory-store")
     proc = subprocess.run([str(script), "status"], capture_output=True, timeout=60)
@@ -647,110 +568,7 @@ def test_console_script_works(private_store: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Odd text on the command line
-
-
-def _raw(*args: str, fmt: str = "json") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "memory_store", "--format", fmt, *args],
-        capture_output=True,
-        env=dict(os.environ),
-        timeout=60,
-        input=b"",
-    )
-
-
-@pytest.mark.parametrize(
-    ("args", "needs_store"),
-    [
-        (["status", "x\ny"], False),
-        (["show", "--subject-id", "a", "b\nc"], False),
-        (
-            [
-                "apply",
-                "--json",
-                '{"scope":"user","field":"goal","value":"x",'
-                '"source_type":"user_explicit","evil\\nkey":1}',
-            ],
-            True,
-        ),
-    ],
-    ids=["extra-arg", "extra-args", "unknown-json-key"],
-)
-def test_table_error_with_line_break_in_user_text_is_one_line(
-    args: list[str], needs_store: bool
-) -> None:
-    """§4: with --format table an error is one line on stderr, whatever the user typed."""
-    if needs_store:
-        ok("enable", "--confirm")
-    json_mode = _raw(*args)
-    code = json.loads(json_mode.stdout)["error"]["code"]
-    proc = _raw(*args, fmt="table")
-    assert proc.returncode == json_mode.returncode == EXIT_STATUS[code]
-    assert proc.stdout == b""
-    text = proc.stderr.decode("utf-8")
-    assert text.endswith("\n")
-    assert "\n" not in text[:-1], repr(text)
-
-
-NON_UTF8 = "\udcff\udcfe"  # the bytes FF FE on the command line (os.fsencode)
-
-
-@pytest.mark.parametrize(
-    ("args", "allowed"),
-    [
-        (["forget-object", NON_UTF8, "--confirm"], {"INVALID_ARGUMENTS", "SUBJECT_NOT_FOUND"}),
-        (["forget", NON_UTF8, "--confirm"], {"INVALID_ARGUMENTS", "MEMORY_NOT_FOUND"}),
-        (["undo", "--op-id", NON_UTF8], {"INVALID_ARGUMENTS", "OPERATION_NOT_FOUND"}),
-        (["show", "--subject-id", NON_UTF8], {"INVALID_ARGUMENTS", None}),
-        (["context", "--subject-id", NON_UTF8], {"INVALID_ARGUMENTS", None}),
-    ],
-    ids=["forget-object", "forget", "undo", "show", "context"],
-)
-def test_non_utf8_ids_on_the_command_line(args: list[str], allowed: set[str | None]) -> None:
-    """§10: odd Unicode gets a proper code (a bad command line, or nothing found),
-    never INTERNAL_ERROR, and stdout stays UTF-8."""
-    ok("enable", "--confirm")
-    ok("apply", "--json", VALID_DELTA)
-    before = ok("show")
-    proc = _raw(*args)
-    assert proc.stderr == b""
-    text = proc.stdout.decode("utf-8")  # §4: stdout is UTF-8
-    env = json.loads(text)
-    code = env["error"]["code"] if env["error"] else None
-    assert code in allowed, (code, env["error"] and env["error"]["message"])
-    assert proc.returncode == (EXIT_STATUS[code] if code else 0)
-    assert ok("show") == before
-
-
-def test_stdout_is_utf8_for_a_non_utf8_data_dir(tmp_path: Path) -> None:
-    """§4: stdout is UTF-8 even when a path it reports is not (Linux paths are bytes)."""
-    store = str(tmp_path) + "/caf\udce9"  # the byte E9, not valid UTF-8
-    for args in (["status"], ["enable", "--confirm"], ["status"]):
-        proc = _raw("--data-dir", store, *args)
-        assert proc.returncode == 0, proc.stdout
-        env = json.loads(proc.stdout.decode("utf-8"))
-        assert env["ok"] is True
-
-
-@pytest.mark.parametrize("args", [["status"], ["bogus"], ["show"]], ids=["ok", "argparse", "error"])
-def test_closed_stdout_gives_no_traceback(args: list[str]) -> None:
-    """§4: no Python traceback ever reaches the user, even when the reader of stdout
-    has gone away (``memory-store status | head -c0``, a host that closed its pipe)."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)  # nobody will ever read: writing raises EPIPE
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "memory_store", *args],
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            input=b"",
-            timeout=60,
-        )
-    finally:
-        os.close(write_end)
-    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
-    assert b"Exception ignored" not in proc.stderr, proc.stderr.decode()
+# An unexpected exception
 
 
 def test_unexpected_exception_is_internal_error_without_traceback(enabled: Path) -> None:

@@ -1,19 +1,15 @@
-"""--format table (contract §4, §16): columns line up by display width, Chinese included;
---version prints the version."""
+"""--format table (contract §4, §16, §22): columns line up by display width, Chinese
+included; tables fit the terminal's width, clipping long values, and a pipe gets every
+value whole."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli, delta, put
+from support import cli, delta, ok, put, run_cli
 from wcwidth import wcswidth, wcwidth
-
-import memory_store
 
 
 def _cells(line: str) -> list[tuple[int, str]]:
@@ -91,14 +87,53 @@ def test_without_wcwidth_tabulate_would_misalign() -> None:
         _check_aligned(text)
 
 
-def test_version() -> None:
-    r = cli("--version", check_envelope=False)
-    assert r.code == 0 and r.stdout.strip() == f"memory-store {memory_store.__version__}"
-    proc = subprocess.run(
-        [sys.executable, "-m", "memory_store", "--version"], capture_output=True, text=True
-    )
-    assert (
-        proc.returncode == 0 and proc.stdout.strip() == f"memory-store {memory_store.__version__}"
-    )
-    assert proc.stderr == ""
-    json.dumps(proc.stdout)  # plain text, not an envelope
+# ---------------------------------------------------------------- tables that fit
+
+
+LONG = "在读书会认识的室内设计师，喜欢周末去看展览，also likes long walks by the river"
+
+
+@pytest.fixture
+def wide(private_store: Path) -> Path:
+    ok("enable", "--confirm")
+    put(delta(subject="obj-a", value="小林"), delta(subject="obj-a", field="fact", value=LONG))
+    put(delta(subject="obj-b", value="007"))
+    return private_store
+
+
+@pytest.mark.parametrize("columns", [100, 60, 44])
+@pytest.mark.parametrize(
+    "command", [["search", "--query", "设计师 小林 007"], ["log"], ["show"], ["status"]]
+)
+def test_tables_fit_the_terminal(wide: Path, command: list[str], columns: int) -> None:
+    from wcwidth import wcswidth
+
+    shown = cli("--format", "table", *command, env={"COLUMNS": str(columns)}, check_envelope=False)
+    assert shown.code == 0 and shown.stderr == ""
+    lines = shown.stdout.splitlines()
+    assert max(wcswidth(line) for line in lines) <= columns, shown.stdout
+    assert "{" not in shown.stdout or command == ["status"]  # rows are tables, not JSON blobs
+    _check_aligned(shown.stdout)
+    if command[0] in ("search", "show"):
+        assert "…" in shown.stdout and LONG not in shown.stdout
+        assert "007" in shown.stdout  # a value that looks like a number stays text
+
+
+def test_search_table_shows_rows_as_columns(wide: Path) -> None:
+    shown = cli("--format", "table", "search", "--query", "设计师", check_envelope=False)
+    header = next(line for line in shown.stdout.splitlines() if " scope " in line)
+    assert header.split() == [
+        "subject_id",
+        "scope",
+        "field",
+        "value",
+        "occurred_at",
+        "confidence",
+        "id",
+    ]
+    assert LONG in shown.stdout  # not a terminal, no COLUMNS: every value whole
+
+
+def test_a_pipe_gets_every_value_whole(wide: Path) -> None:
+    piped = run_cli("--format", "table", "show", check_envelope=False, env={"COLUMNS": ""})
+    assert piped.code == 0 and LONG in piped.stdout  # stdout is a pipe: nothing clipped

@@ -1,179 +1,120 @@
-"""The MCP server's part of contract §21 (issue 18 items 5-8), through the SDK's real client:
-every request answered (a lone surrogate, bytes that are not UTF-8), a repeated key refused
-as the CLI refuses it, ownership and mode rechecked on every call, and a confirmation that
-never deletes more than the person was asked about.
+"""``memory-store mcp`` over stdio, as hosts run it (contract §14, §21).
 
-Raw JSON-RPC lines go to a real ``memory-store mcp`` process over pipes where the SDK's
-client could not send them (it never writes a lone surrogate or a repeated key).
+A real server process through the SDK's stdio client, in both protocol generations, with
+``--data-dir`` over the environment the host passes; every request answered — a lone
+surrogate, bytes that are not UTF-8, a key given twice, a line that is not JSON — with
+only JSON-RPC on stdout and no traceback; without the ``mcp`` extra, an install that
+works; and, where ``npx`` exists, the MCP Inspector's CLI as a third-party client.
+
+What the SDK's client would never send (a lone surrogate, a repeated key) goes through a
+proxy in front of it, or as raw lines over pipes (``support.raw_mcp_session``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conftest import RAW_HANDSHAKE, delta, ok, raw_mcp_session, refused, run_cli
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import ElicitResult
+from support import (
+    MODES,
+    RAW_HANDSHAKE,
+    ROOT,
+    YES,
+    call,
+    data_of,
+    delta,
+    ok,
+    raw_mcp_session,
+    refused,
+)
 
-from memory_store.mcp import build_server
-
-MODES = ["auto", "legacy"]
-PROJECT = Path(__file__).resolve().parent.parent
+from memory_store.commands.catalog import TOOLS
 
 pytestmark = pytest.mark.anyio
 
 
-def _populate() -> None:
-    """小A with two memories and Alex with one, each written by its own apply (one undo step)."""
-    for d in (
-        delta(value="小A"),
-        delta(field="job", value="teacher"),
-        delta(subject="obj-b", value="Alex", source="user_explicit"),
-    ):
-        ok("apply", "--json", json.dumps(d, ensure_ascii=False), spawn=True)
+# ---------------------------------------------------------------- a real server process
 
 
-# --- 7. ownership and mode are rechecked on every call ------------------------------------
+def _params(store_dir: Path, *extra: str) -> Any:
+    from mcp import StdioServerParameters
 
-TOOL_CALLS = [
-    ("memory_apply", {"delta": delta(field="hobby", value="爬山")}),
-    ("memory_context", {"subject_id": "obj-a"}),
-    ("memory_search", {"query": "小A"}),
-    ("memory_show", {}),
-    ("memory_log", {}),
-    ("memory_undo", {}),
-    ("memory_pause", {}),
-    ("memory_resume", {}),
-    ("memory_forget_object", {"subject_id": "obj-a"}),
-    ("memory_forget", None),
-    ("memory_clear", {}),
-    ("memory_revoke", {}),
-    ("memory_enable", {}),
-]  # and not revoke --delete: the right to delete does not depend on the directory (§17)
+    # The SDK passes on only HOME, PATH and a few more: the store and the debug switch go explicitly.
+    env = {"MEMORY_STORE_DIR": str(store_dir), "PYTHONPATH": str(ROOT)}
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "memory_store", *extra, "mcp"], env=env
+    )
 
 
-def _yes_counting(seen: list[Any]) -> Any:
-    async def callback(context: Any, params: Any) -> ElicitResult:
-        seen.append(params)
-        return ElicitResult(action="accept", content={"confirm": True})
-
-    return callback
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_data_dir_made_world_writable_while_serving_is_unsafe(
-    store: Any, private_store: Path, mode: str
+@pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+async def test_memory_store_mcp_over_stdio(
+    private_store: Path, tmp_path: Path, mode: str, version: str
 ) -> None:
-    ok("enable", "--confirm")
-    _populate()
-    memory_id = ok("show")["memories"][0]["id"]
-    seen: list[Any] = []
-    async with Client(
-        build_server(store), mode=mode, elicitation_callback=_yes_counting(seen)
-    ) as client:
-        # The server has read the store: its connection is held and current.
-        assert (await client.call_tool("memory_show", {})).is_error is False
-        os.chmod(private_store, 0o777)
-        try:
-            cli_status = run_cli("status").data
-            assert cli_status["unsafe"]["code"] == "STORE_UNSAFE"
-            assert run_cli("show").error["code"] == "STORE_UNSAFE"  # as a fresh process answers
-            status = (await client.call_tool("memory_status", {})).structured_content
-            assert status["unsafe"] == cli_status["unsafe"]  # reported, not refused
-            for name, args in TOOL_CALLS:
-                args = {"memory_id": memory_id} if args is None else args
-                payload = refused(await client.call_tool(name, args), "STORE_UNSAFE")
-                assert payload["details"]["reason"] == "permissions", (name, payload)
-        finally:
-            os.chmod(private_store, 0o700)
-        assert seen == []  # nobody was asked about a store that would be refused
-        assert (await client.call_tool("memory_show", {})).structured_content["count"] == 3
-    assert [m["value"] for m in ok("show")["memories"]].count("爬山") == 0  # nothing written
+    from mcp.client.stdio import stdio_client
+
+    with open(tmp_path / "stderr", "w+") as err:
+        transport = stdio_client(_params(private_store), errlog=err)
+        async with Client(transport, mode=mode, elicitation_callback=YES) as client:
+            assert client.protocol_version == version
+            assert client.server_info.name == "memory-store"
+            refused(await call(client, "memory_context"), "NOT_INITIALIZED")
+            assert data_of(await call(client, "memory_enable"))["consent_enabled"] is True
+            data_of(await call(client, "memory_apply", delta=delta(value="小林")))
+            ctx = data_of(await call(client, "memory_context", subject_id="obj-a", query="小林"))
+            assert ctx["memories"][0]["value"] == "小林"
+            refused(
+                await client.call_tool("memory_context", {"max_chars": "lots"}), "INVALID_ARGUMENTS"
+            )
+            gone = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
+            assert gone["deleted"] == 1 and gone["erased"] is True
+        err.seek(0)
+        assert "Traceback" not in err.read()
+    assert ok("show")["count"] == 0
 
 
-# --- 8. a confirmation never deletes more than it asked about -----------------------------
+async def test_memory_store_mcp_obeys_data_dir(enabled: Path, tmp_path: Path) -> None:
+    """``--data-dir`` names the store, over the MEMORY_STORE_DIR the host passes (§14)."""
+    from mcp.client.stdio import stdio_client
 
-_NUMBERS = re.compile(r"\d+")
-
-
-def _adding_while_asked(seen: list[str], data_dir: Path, extra: int) -> Any:
-    """The person's client: while the first question is open, the terminal adds ``extra``
-    memories about 小A (in another process, through the real CLI); then the person says yes."""
-
-    async def callback(context: Any, params: Any) -> ElicitResult:
-        seen.append(params.message)
-        if len(seen) == 1:
-            for i in range(extra):
-                d = delta(field=f"pet{i}", value=f"猫{i}")
-                r = run_cli("--data-dir", str(data_dir), "apply", "--json", json.dumps(d))
-                assert r.code == 0, r.stdout
-        return ElicitResult(action="accept", content={"confirm": True})
-
-    return callback
+    ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
+    elsewhere = tmp_path / "elsewhere"
+    async with Client(stdio_client(_params(elsewhere, "--data-dir", str(enabled)))) as client:
+        shown = data_of(await call(client, "memory_show"))
+    assert [m["value"] for m in shown["memories"]] == ["小林"]
+    assert not elsewhere.exists()  # nothing created where the environment pointed
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    ("name", "args"),
-    [
-        ("memory_forget_object", {"subject_id": "obj-a", "language": "en"}),
-        ("memory_clear", {"language": "en"}),
-        ("memory_revoke", {"delete": True, "language": "en"}),
-        ("memory_revoke", {"language": "en"}),
-    ],
-    ids=["forget_object", "clear", "revoke-delete", "revoke"],
-)
-async def test_a_yes_never_covers_what_was_added_while_it_was_asked(
-    store: Any, private_store: Path, mode: str, name: str, args: dict[str, Any]
-) -> None:
-    ok("enable", "--confirm")
-    _populate()
-    seen: list[str] = []
-    answer = _adding_while_asked(seen, private_store, 2)
-    async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
-        result = await client.call_tool(name, args)
-    assert result.is_error is False, result.structured_content
-    data = result.structured_content
-    if data.get("changed") is False:
-        # Nothing at all was done: the yes answered a question that no longer held.
-        assert data["reason"] == "changed_while_asked", data
-        assert "nothing changed" in result.content[0].text
-        assert len(ok("show")["memories"]) == 5 and ok("status")["consent_enabled"] is True
-        assert len(seen) == 1
-        return
-    # Asked again with the new numbers, and the deletion is the one last asked about.
-    assert len(seen) == 2 and seen[0] != seen[1], seen
-    if name == "memory_revoke" and not args.get("delete"):
-        assert "The 5 memories stay" in seen[1]
-        assert ok("status")["consent_enabled"] is False
-        return
-    deleted = data["deleted"] if name != "memory_revoke" else data["rows_deleted"]
-    assert int(_NUMBERS.findall(seen[1])[0]) == deleted, (seen, data)
-    assert deleted == (4 if name == "memory_forget_object" else 5)
+def test_without_the_extra_mcp_is_invalid_arguments_naming_the_install(enabled: Path) -> None:
+    script = (
+        "import sys; sys.modules['mcp'] = None  # as if the extra were not installed\n"
+        "from memory_store.cli import main; sys.exit(main(['mcp']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    envelope = json.loads(proc.stdout)
+    assert envelope["command"] == "mcp" and envelope["error"]["code"] == "INVALID_ARGUMENTS"
+    # An install that works (contract §22): this environment's pip, from this checkout;
+    # never a package index's "memory-store", which is not published.
+    install = envelope["error"]["details"]["install"]
+    assert install.startswith(f"{sys.executable} -m pip install "), install
+    assert install.endswith("[mcp]'") and install in envelope["error"]["message"]
+    assert "memory-store[mcp]" not in envelope["error"]["message"]
+    assert proc.stderr == ""
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_an_unchanged_store_is_deleted_on_one_yes(store: Any, mode: str) -> None:
-    ok("enable", "--confirm")
-    _populate()
-    seen: list[str] = []
-    answer = _adding_while_asked(seen, Path(store.data_dir), 0)
-    async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
-        result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
-    assert result.structured_content["deleted"] == 2 and len(seen) == 1
-    assert [m["value"] for m in ok("show")["memories"]] == ["Alex"]
+# ---------------------------------------------------------------- every request is answered
 
-
-# --- 5 and 6. every request is answered; a repeated key is refused -------------------------
 
 # Between the SDK's real client and the real server: a pipe that turns markers the client
 # can send into what it never would — the JSON escape of a lone surrogate, bytes that are
@@ -193,7 +134,7 @@ sys.exit(server.wait())
 def _through_proxy(tmp_path: Path, store_dir: Path) -> Any:
     proxy = tmp_path / "proxy.py"
     proxy.write_text(PROXY)
-    env = {"MEMORY_STORE_DIR": str(store_dir), "PYTHONPATH": str(PROJECT)}
+    env = {"MEMORY_STORE_DIR": str(store_dir), "PYTHONPATH": str(ROOT)}
     return StdioServerParameters(
         command=sys.executable,
         args=[str(proxy), sys.executable, "-m", "memory_store", "mcp"],
@@ -243,12 +184,35 @@ async def test_every_request_over_stdio_is_answered(
     assert [m["value"] for m in ok("show")["memories"]] == ["小A"]
 
 
-def test_the_cli_refuses_the_same_repeated_key(enabled: Path) -> None:
-    body = json.dumps(delta(value="first"))[:-1] + ', "value": "second"}'
-    r = run_cli("apply", "--json", body)
-    assert r.error["code"] == "INVALID_DELTA"
-    assert r.error["message"] == "repeated key 'value' in a JSON object"
-    assert r.error["details"] == {"index": None, "path": "$"}
+def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
+    enabled: Path,
+) -> None:
+    lines = [
+        b"this is not json",
+        RAW_HANDSHAKE[0],
+        b'{"jsonrpc": "2.0", "id": 99, "method": ',
+        RAW_HANDSHAKE[1],
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "memory_status", "arguments": {}},
+            }
+        ).encode(),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "memory_apply", "arguments": {"delta": "not an object"}},
+            }
+        ).encode(),
+    ]
+    by_id = raw_mcp_session(lines, {1, 2, 3})
+    assert by_id[2]["result"]["structuredContent"]["exists"] is True
+    assert by_id[3]["result"]["isError"] is True
+    assert by_id[3]["result"]["structuredContent"]["code"] in ("INVALID_ARGUMENTS", "INVALID_DELTA")
 
 
 def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
@@ -269,3 +233,53 @@ def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
     assert replies[5]["error"]["code"] == -32600
     assert replies[None]["error"]["code"] == -32700  # JSON-RPC 2.0: a parse error, id null
     assert replies[6]["result"]["structuredContent"]["exists"] is True
+
+
+# ---------------------------------------------------------------- a third-party client
+
+
+def _npx() -> str | None:
+    import shutil
+
+    return shutil.which("npx")
+
+
+@pytest.mark.skipif(_npx() is None, reason="npx (Node.js) is not installed here: no MCP Inspector")
+def test_the_mcp_inspector_lists_the_tools_and_calls_one(enabled: Path) -> None:
+    ok("apply", "--json", json.dumps(delta(value="小林")))
+    base = [
+        "npx",
+        "-y",
+        "@modelcontextprotocol/inspector",
+        "--cli",
+        sys.executable,
+        "-m",
+        "memory_store",
+        "mcp",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    listed = subprocess.run(
+        [*base, "--method", "tools/list"], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
+    assert names == {t.name for t in TOOLS.values()}
+    called = subprocess.run(
+        [
+            *base,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "memory_show",
+            "--tool-arg",
+            "subject_id=obj-a",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert called.returncode == 0, called.stderr[-2000:]
+    result = json.loads(called.stdout)
+    assert result["isError"] is False
+    assert [m["value"] for m in result["structuredContent"]["memories"]] == ["小林"]

@@ -1,41 +1,29 @@
-"""The MCP server (contract §14), through the MCP SDK's own client.
+"""The MCP server's tools (contract §14), through the MCP SDK's own client, in process.
 
-In process (``Client(server)``) in both protocol generations the SDK speaks —
-``auto`` (2026-07-28) and ``legacy`` (2025-11-25) — for every tool, the
-refusals, and the person's confirmation (elicitation) answered yes, no,
-declined, cancelled, and absent. The terminal is always the real CLI in
-another process, as it would be beside a running server.
+In both protocol generations the SDK speaks — ``auto`` (2026-07-28) and ``legacy``
+(2025-11-25): the tools offered (the registry's, with their hints and input schemas, a
+title and an outputSchema that real results obey), the instructions, every
+model-callable tool returning the CLI's data, and refusals as tool errors carrying the
+contract's code. The terminal is always the real CLI in another process, as it would be
+beside a running server.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    DB_NAME,
-    RAW_HANDSHAKE,
-    db_connect,
-    delta,
-    held_open,
-    ok,
-    raw_mcp_session,
-    refused,
-    run_cli,
-)
+from jsonschema import Draft202012Validator
 from mcp import Client
-from mcp_types import ElicitResult
+from support import DB_NAME, MODES, call, data_of, db_connect, delta, held_open, ok, refused
 
-from memory_store import MemoryStore
+from memory_store import MemoryStore, skill
 from memory_store.commands.catalog import COMMANDS, TOOLS
 from memory_store.mcp import INSTRUCTIONS, build_server
 
-MODES = ["auto", "legacy"]
 READERS = {
     "memory_status",
     "memory_context",
@@ -44,6 +32,8 @@ READERS = {
     "memory_show",
     "memory_log",
 }
+
+
 CONFIRMED = {
     "memory_enable",
     "memory_forget",
@@ -51,36 +41,12 @@ CONFIRMED = {
     "memory_clear",
     "memory_revoke",
 }
+
+
 DESTRUCTIVE = {"memory_forget", "memory_forget_object", "memory_clear", "memory_revoke"}
 
+
 pytestmark = pytest.mark.anyio
-
-
-def answering(action: str, content: dict[str, Any] | None = None, seen: list | None = None) -> Any:
-    async def callback(context: Any, params: Any) -> ElicitResult:
-        if seen is not None:
-            seen.append(params)
-        return ElicitResult(action=action, content=content)
-
-    return callback
-
-
-YES = answering("accept", {"confirm": True})
-
-
-async def call(client: Client, name: str, **args: Any) -> Any:
-    return await client.call_tool(name, args)
-
-
-def data_of(result: Any) -> dict[str, Any]:
-    """A success: the CLI's data as structured content, and as JSON text."""
-    assert result.is_error is False, result.structured_content
-    if result.structured_content.get("changed") is False:  # a question that changed nothing
-        text = result.content[0].text
-        assert "nothing changed" in text.lower() or "什么都没有改变" in text, text
-    else:
-        assert json.loads(result.content[0].text) == result.structured_content
-    return result.structured_content
 
 
 # ---------------------------------------------------------------- the tools offered
@@ -131,6 +97,83 @@ def test_instructions_carry_the_protocol() -> None:
         "Never write recalled memory back",
     ):
         assert rule in INSTRUCTIONS, rule
+
+
+# ---------------------------------------------------------------- title and outputSchema
+
+
+def _validate(schema: dict[str, Any], instance: Any) -> None:
+    Draft202012Validator.check_schema(schema)
+    errors = [e.message for e in Draft202012Validator(schema).iter_errors(instance)]
+    assert errors == [], errors
+
+
+async def test_every_tool_has_a_title_and_an_output_schema_its_results_obey(tmp_path: Path) -> None:
+    from mcp import Client
+    from mcp_types import ElicitResult
+
+    from memory_store.mcp import build_server
+
+    async def yes(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    store = MemoryStore(tmp_path / "store")
+    store.hold()
+    try:
+        async with Client(build_server(store), elicitation_callback=yes) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+
+            async def check(name: str, **args: Any) -> dict[str, Any]:
+                result = await client.call_tool(name, args)
+                assert result.is_error is False, result.structured_content
+                _validate(tools[name].output_schema, result.structured_content)
+                return result.structured_content
+
+            await check("memory_status")
+            await check("memory_enable")
+            await check("memory_apply", delta=delta(value="小林"))
+            await check("memory_apply", deltas=[delta(field="job", value="设计师")])
+            await check("memory_context", subject_id="obj-a", query="小林")
+            await check("memory_context")
+            await check("memory_search", query="设计师")
+            shown = await check("memory_show")
+            await check("memory_log")
+            await check("memory_undo")
+            await check("memory_pause")
+            await check("memory_resume")
+            await check("memory_forget", memory_id=shown["memories"][0]["id"])
+            await check("memory_apply", delta=delta(field="city", value="上海"))
+            await check("memory_forget_object", subject_id="obj-a")
+            await check("memory_clear")
+            await check("memory_revoke", delete=True)
+    finally:
+        store.release()
+    for command in COMMANDS.values():
+        if command.tool is None:
+            continue
+        tool = tools[command.tool.name]
+        assert tool.title == command.tool.title and " · " in tool.title, tool.name
+        assert tool.output_schema["type"] == "object", tool.name
+        assert "$ref" not in json.dumps(tool.output_schema).replace('"$ref": "#/', ""), tool.name
+
+
+async def test_a_confirmation_that_cannot_be_asked_obeys_the_output_schema(enabled: Path) -> None:
+    from mcp import Client
+
+    from memory_store.mcp import build_server
+
+    ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
+    async with Client(build_server(MemoryStore(enabled))) as client:  # no elicitation
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
+    data = result.structured_content
+    assert data["changed"] is False and data["reason"] == "cannot_ask"
+    _validate(tools["memory_forget_object"].output_schema, data)
+    bare = skill.bundled_schema("unchanged.schema.json")
+    _validate(bare, data)
+    # and a real forget result is not mistaken for one
+    with pytest.raises(AssertionError):
+        _validate(bare, {"deleted": 1, "operations_removed": 0, "erased": True})
 
 
 # ---------------------------------------------------------------- model-callable tools
@@ -241,410 +284,3 @@ async def test_store_level_refusals(store: Any, private_store: Path) -> None:
         (private_store / DB_NAME).unlink()
         (private_store / DB_NAME).write_bytes(b"not a database at all" * 100)
         refused(await call(client, "memory_show"), "STORE_CORRUPT")
-
-
-# ---------------------------------------------------------------- the person confirms
-
-
-def _populate() -> None:
-    ok("enable", "--confirm")
-    ok(
-        "apply",
-        "--json",
-        json.dumps({"deltas": [delta(value="小A"), delta(field="job", value="设计师")]}),
-    )
-    ok("apply", "--json", json.dumps(delta(field="job", value="室内设计师")))
-    ok("apply", "--json", json.dumps(delta(subject="obj-b", value="Alex")))
-
-
-def _state() -> Any:
-    status = ok("status", spawn=True)
-    if not status["exists"]:
-        return None
-    return (
-        ok("show", spawn=True)["memories"],
-        ok("log", spawn=True)["operations"],
-        (
-            status["exists"],
-            status["consent_enabled"],
-            status["paused"],
-        ),
-    )
-
-
-CASES = [
-    ("memory_forget_object", {"subject_id": "obj-a"}),
-    ("memory_forget", None),  # the id of 小A's job row, found at run time
-    ("memory_clear", {}),
-    ("memory_revoke", {}),
-    ("memory_revoke", {"delete": True}),
-]
-
-
-def _args(name: str, args: dict[str, Any] | None) -> dict[str, Any]:
-    if args is not None:
-        return args
-    job = [m for m in ok("show", spawn=True)["memories"] if m["field"] == "job"][0]
-    return {"memory_id": job["id"]}
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(
-    ("name", "args"),
-    CASES,
-    ids=[f"{n}{'-delete' if a and a.get('delete') else ''}" for n, a in CASES],
-)
-async def test_only_the_persons_yes_deletes(store: Any, mode: str, name: str, args: Any) -> None:
-    _populate()
-    args = _args(name, args)
-    before = _state()
-    for answer in (
-        answering("accept", {"confirm": False}),
-        answering("decline"),
-        answering("cancel"),
-    ):
-        async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
-            result = data_of(await call(client, name, **args))
-        assert result["changed"] is False and result["reason"] in (
-            "answered_no",
-            "declined",
-            "cancelled",
-        )
-        assert _state() == before
-    seen: list[Any] = []
-    async with Client(
-        build_server(store),
-        mode=mode,
-        elicitation_callback=answering("accept", {"confirm": True}, seen),
-    ) as client:
-        result = data_of(await call(client, name, **args))
-    assert len(seen) == 1  # asked once
-    assert _state() != before
-    assert "changed" not in result  # the command's own data
-    if name == "memory_revoke" and args.get("delete"):
-        assert result["deleted"] is True and ok("status", spawn=True)["exists"] is False
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_question_says_exactly_what_will_happen(store: Any, mode: str) -> None:
-    _populate()
-    seen: list[Any] = []
-    no = answering("decline", seen=seen)
-    async with Client(build_server(store), mode=mode, elicitation_callback=no) as client:
-        await call(client, "memory_forget_object", subject_id="obj-a")
-        await call(client, "memory_forget_object", subject_id="obj-b")
-        await call(client, "memory_forget_object", subject_id="obj-b", language="zh")
-        await call(client, "memory_clear", language="en")
-        await call(client, "memory_revoke", delete=True, language="en")
-        await call(client, "memory_enable")
-    texts = [p.message for p in seen]
-    assert texts[0] == "删除关于小A的全部 2 条记忆，以及提到它们的 2 个撤销步骤吗？此操作无法撤销。"
-    assert texts[1] == (
-        "Delete the 1 memory about Alex and the 1 undo step that mentions it? This cannot be undone."
-    )
-    assert texts[2].startswith("删除关于Alex的全部 1 条记忆")
-    assert (
-        texts[3]
-        == "Delete all 3 memories and the 3 undo steps? Memory stays on. This cannot be undone."
-    )
-    assert texts[4].startswith("Delete all 3 memories, the 3 undo steps and the memory file")
-    assert "long-term memory" in texts[5] and "长期记忆" in texts[5]  # unknown language: both
-    schema = seen[0].requested_schema
-    assert (
-        list(schema["properties"]) == ["confirm"]
-        and schema["properties"]["confirm"]["type"] == "boolean"
-    )
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_client_that_cannot_ask_gets_the_command_to_run(store: Any, mode: str) -> None:
-    _populate()
-    before = _state()
-    async with Client(build_server(store), mode=mode) as client:  # no elicitation callback
-        result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
-        enable = data_of(await call(client, "memory_enable"))
-    assert result["changed"] is False and result["reason"] == "cannot_ask"
-    # The person's terminal has not the server's MEMORY_STORE_DIR: the store is named (§22).
-    assert result["command"] == (
-        f"memory-store --data-dir {store.data_dir} forget-object obj-a --confirm"
-    )
-    assert enable["command"] == f"memory-store --data-dir {store.data_dir} enable --confirm"
-    assert _state() == before
-    line = run_cli(*result["command"].split()[1:])  # and it is the exact command
-    assert line.code == 0 and line.data["deleted"] == 2
-
-
-async def test_the_command_names_a_store_the_terminal_would_not_find(tmp_path: Path) -> None:
-    elsewhere = MemoryStore(tmp_path / "elsewhere")
-    elsewhere.enable(confirm=True)
-    elsewhere.apply(delta(value="小A"))
-    elsewhere.hold()
-    try:
-        async with Client(build_server(elsewhere)) as client:
-            result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
-    finally:
-        elsewhere.release()
-    assert result["command"] == (
-        f"memory-store --data-dir {elsewhere.data_dir} forget-object obj-a --confirm"
-    )
-    assert run_cli(*result["command"].split()[1:]).data["deleted"] == 1
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_confirmation_sent_by_the_model_is_ignored(store: Any, mode: str) -> None:
-    _populate()
-    before = _state()
-    sneaky = {"subject_id": "obj-a", "confirm": True, "confirmation": {"confirm": True}}
-    async with Client(
-        build_server(store), mode=mode, elicitation_callback=answering("decline")
-    ) as client:
-        result = data_of(await client.call_tool("memory_forget_object", sneaky))
-    assert result["reason"] == "declined" and _state() == before
-    async with Client(build_server(store), mode=mode) as client:
-        result = data_of(await client.call_tool("memory_forget_object", sneaky))
-    assert result["reason"] == "cannot_ask" and _state() == before
-
-
-async def test_nothing_to_delete_is_refused_without_asking(store: Any) -> None:
-    _populate()
-    seen: list[Any] = []
-    async with Client(
-        build_server(store), elicitation_callback=answering("accept", {"confirm": True}, seen)
-    ) as client:
-        refused(
-            await call(client, "memory_forget_object", subject_id="obj-zz"), "SUBJECT_NOT_FOUND"
-        )
-        refused(
-            await call(client, "memory_forget", memory_id="m-0000000000000000"), "MEMORY_NOT_FOUND"
-        )
-    assert seen == []
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_enable_on_the_persons_yes(store: Any, private_store: Path, mode: str) -> None:
-    async with Client(
-        build_server(store), mode=mode, elicitation_callback=answering("cancel")
-    ) as client:
-        assert data_of(await call(client, "memory_enable"))["reason"] == "cancelled"
-    assert not private_store.exists()
-    async with Client(build_server(store), mode=mode, elicitation_callback=YES) as client:
-        enabled = data_of(await call(client, "memory_enable", language="zh"))
-        assert enabled["consent_enabled"] is True and enabled["created"] is True
-        assert data_of(await call(client, "memory_apply", delta=delta(value="小林")))["op_id"]
-
-
-# ---------------------------------------------------------------- over stdio, as hosts run it
-
-
-def _params(store_dir: Path, *extra: str) -> Any:
-    from mcp import StdioServerParameters
-
-    # The SDK passes on only HOME, PATH and a few more: the store and the debug switch go explicitly.
-    env = {"MEMORY_STORE_DIR": str(store_dir), "PYTHONPATH": str(Path(__file__).parent.parent)}
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "memory_store", *extra, "mcp"], env=env
-    )
-
-
-@pytest.mark.parametrize(("mode", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
-async def test_memory_store_mcp_over_stdio(
-    private_store: Path, tmp_path: Path, mode: str, version: str
-) -> None:
-    from mcp.client.stdio import stdio_client
-
-    with open(tmp_path / "stderr", "w+") as err:
-        transport = stdio_client(_params(private_store), errlog=err)
-        async with Client(transport, mode=mode, elicitation_callback=YES) as client:
-            assert client.protocol_version == version
-            assert client.server_info.name == "memory-store"
-            refused(await call(client, "memory_context"), "NOT_INITIALIZED")
-            assert data_of(await call(client, "memory_enable"))["consent_enabled"] is True
-            data_of(await call(client, "memory_apply", delta=delta(value="小林")))
-            ctx = data_of(await call(client, "memory_context", subject_id="obj-a", query="小林"))
-            assert ctx["memories"][0]["value"] == "小林"
-            refused(
-                await client.call_tool("memory_context", {"max_chars": "lots"}), "INVALID_ARGUMENTS"
-            )
-            gone = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
-            assert gone["deleted"] == 1 and gone["erased"] is True
-        err.seek(0)
-        assert "Traceback" not in err.read()
-    assert ok("show")["count"] == 0
-
-
-async def test_memory_store_mcp_obeys_data_dir(enabled: Path, tmp_path: Path) -> None:
-    """``--data-dir`` names the store, over the MEMORY_STORE_DIR the host passes (§14)."""
-    from mcp.client.stdio import stdio_client
-
-    ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
-    elsewhere = tmp_path / "elsewhere"
-    async with Client(stdio_client(_params(elsewhere, "--data-dir", str(enabled)))) as client:
-        shown = data_of(await call(client, "memory_show"))
-    assert [m["value"] for m in shown["memories"]] == ["小林"]
-    assert not elsewhere.exists()  # nothing created where the environment pointed
-
-
-def test_a_malformed_message_never_kills_the_server_and_stdout_is_only_json_rpc(
-    enabled: Path,
-) -> None:
-    lines = [
-        b"this is not json",
-        RAW_HANDSHAKE[0],
-        b'{"jsonrpc": "2.0", "id": 99, "method": ',
-        RAW_HANDSHAKE[1],
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "memory_status", "arguments": {}},
-            }
-        ).encode(),
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "method": "tools/call",
-                "params": {"name": "memory_apply", "arguments": {"delta": "not an object"}},
-            }
-        ).encode(),
-    ]
-    by_id = raw_mcp_session(lines, {1, 2, 3})
-    assert by_id[2]["result"]["structuredContent"]["exists"] is True
-    assert by_id[3]["result"]["isError"] is True
-    assert by_id[3]["result"]["structuredContent"]["code"] in ("INVALID_ARGUMENTS", "INVALID_DELTA")
-
-
-def test_without_the_extra_mcp_is_invalid_arguments_naming_the_install(enabled: Path) -> None:
-    script = (
-        "import sys; sys.modules['mcp'] = None  # as if the extra were not installed\n"
-        "from memory_store.cli import main; sys.exit(main(['mcp']))"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
-    )
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    envelope = json.loads(proc.stdout)
-    assert envelope["command"] == "mcp" and envelope["error"]["code"] == "INVALID_ARGUMENTS"
-    # An install that works (contract §22): this environment's pip, from this checkout;
-    # never a package index's "memory-store", which is not published.
-    install = envelope["error"]["details"]["install"]
-    assert install.startswith(f"{sys.executable} -m pip install "), install
-    assert install.endswith("[mcp]'") and install in envelope["error"]["message"]
-    assert "memory-store[mcp]" not in envelope["error"]["message"]
-    assert proc.stderr == ""
-
-
-# ---------------------------------------------------------------- the CLI beside the server
-
-
-async def test_the_terminal_and_the_server_on_one_store(store: Any, private_store: Path) -> None:
-    ok("enable", "--confirm")
-    async with Client(build_server(store), elicitation_callback=YES) as client:
-        data_of(await call(client, "memory_apply", delta=delta(value="小林")))
-        ok("pause", spawn=True)
-        refused(
-            await call(client, "memory_apply", delta=delta(field="a", value="b")), "MEMORY_PAUSED"
-        )
-        ok("resume", spawn=True)
-        data_of(await call(client, "memory_apply", delta=delta(field="job", value="设计师")))
-        gone = ok(
-            "forget-object", "obj-a", "--confirm", spawn=True
-        )  # the server is idle, holding the file
-        assert gone["erased"] is True and gone["deleted"] == 2
-        data_of(await call(client, "memory_apply", delta=delta(value="again")))
-        ok("revoke", "--delete", "--confirm", spawn=True)
-        refused(await call(client, "memory_apply", delta=delta(value="lost?")), "NOT_INITIALIZED")
-        refused(
-            await call(client, "memory_log"),
-            "NOT_INITIALIZED",
-        )
-        assert sorted(p.name for p in private_store.iterdir()) == []  # no file came back
-        ok("enable", "--confirm", spawn=True)
-        data_of(await call(client, "memory_apply", delta=delta(value="新的文件")))
-    assert [m["value"] for m in ok("show", spawn=True)["memories"]] == ["新的文件"]
-
-
-async def test_no_write_is_lost_while_the_terminal_checkpoints(
-    store: Any, private_store: Path
-) -> None:
-    """The trap of §14: a process holding a connection must never open the store's files by
-    path (closing that descriptor drops its POSIX locks, and another process's checkpoint
-    could then delete the -wal under it). The terminal runs commands that close the last
-    connection of their process, checkpoint and erase between the server's writes."""
-    ok("enable", "--confirm")
-    written = []
-    async with Client(build_server(store)) as client:
-        for i in range(12):
-            value = f"server write {i} 服务器"
-            data_of(await call(client, "memory_apply", delta=delta(field=f"f{i}", value=value)))
-            written.append(value)
-            terminal = [["status"], ["show"], ["doctor"]][i % 3]
-            ok(*terminal, spawn=True)
-            if i % 4 == 3:
-                ok(
-                    "apply",
-                    "--json",
-                    json.dumps(delta(subject="obj-t", field=f"t{i}", value="t")),
-                    spawn=True,
-                )
-                ok(
-                    "forget-object", "obj-t", "--confirm", spawn=True
-                )  # VACUUM + truncating checkpoint
-            shown = {
-                m["value"] for m in ok("show", "--subject-id", "obj-a", spawn=True)["memories"]
-            }
-            assert set(written) <= shown, i
-    store.release()
-    assert {m["value"] for m in ok("show", spawn=True)["memories"]} == set(written)
-    assert ok("doctor", spawn=True)["ok"] is True
-
-
-# ---------------------------------------------------------------- a third-party client
-
-
-def _npx() -> str | None:
-    import shutil
-
-    return shutil.which("npx")
-
-
-@pytest.mark.skipif(_npx() is None, reason="npx (Node.js) is not installed here: no MCP Inspector")
-def test_the_mcp_inspector_lists_the_tools_and_calls_one(enabled: Path) -> None:
-    ok("apply", "--json", json.dumps(delta(value="小林")))
-    base = [
-        "npx",
-        "-y",
-        "@modelcontextprotocol/inspector",
-        "--cli",
-        sys.executable,
-        "-m",
-        "memory_store",
-        "mcp",
-    ]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
-    listed = subprocess.run(
-        [*base, "--method", "tools/list"], capture_output=True, text=True, timeout=300, env=env
-    )
-    assert listed.returncode == 0, listed.stderr[-2000:]
-    names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
-    assert names == {t.name for t in TOOLS.values()}
-    called = subprocess.run(
-        [
-            *base,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "memory_show",
-            "--tool-arg",
-            "subject_id=obj-a",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
-    assert called.returncode == 0, called.stderr[-2000:]
-    result = json.loads(called.stdout)
-    assert result["isError"] is False
-    assert [m["value"] for m in result["structuredContent"]["memories"]] == ["小林"]

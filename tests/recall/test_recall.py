@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import backdate, delta, fails, ok, put
+from support import backdate, delta, fails, ok, put
 
 from memory_store import MemoryStore
 

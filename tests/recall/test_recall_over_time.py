@@ -4,7 +4,7 @@
   with ``since`` and ``until``: ranked with current rows when the question is about
   time (以前 / before / 什么时候 / when), after every current match otherwise;
 - a value that is no longer current never comes back without ``until`` (every answer
-  here is checked against ``show`` by ``timekit.assert_marked``);
+  here is checked against ``show`` by ``support.timekit.assert_marked``);
 - compact rows carry ``since`` where §20 says, and ``pinned: true`` on milestones;
 - real outputs validate against ``references/schemas/``.
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli, delta, ok
 from mcp import Client
-from timekit import assert_marked, by_value, context, put, schema_errors, search, today, values
+from support import cli, delta, ok, put
+from support.timekit import assert_marked, by_value, context, schema_errors, search, today, values
 
 from memory_store import MemoryStore
 from memory_store.mcp import build_server

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import apply, delta, fails, ok
+from support import ROOT, apply, delta, fails, ok
 
 from memory_store.errors import EXIT_STATUS, MemoryStoreError
 from memory_store.recall import terms
@@ -460,7 +460,7 @@ def test_a_bad_query_is_a_bad_command_line(query: str) -> None:
 def test_the_alias_reference_is_the_code_s_table() -> None:
     import importlib.util
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     spec = importlib.util.spec_from_file_location(
         "gen_recall_aliases", root / "scripts" / "gen_recall_aliases.py"
     )

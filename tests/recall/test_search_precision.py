@@ -1,4 +1,4 @@
-"""search is precise (contract §21, issue 18 item 10): the alias table widens the words of
+"""search is precise (contract §21): the alias table widens the words of
 the question, not the reach of a field.
 
 A row matches through the words of its value, or through its field name when that name is
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import delta, ok, put
+from support import delta, ok, put
 
 
 @pytest.fixture

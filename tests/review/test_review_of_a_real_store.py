@@ -17,8 +17,8 @@ from shlex import quote
 from typing import Any
 
 import pytest
-from browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
-from conftest import apply, delta, ok
+from support import apply, delta, ok
+from support.browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 
 from memory_store.review import render_review
 from memory_store.review.markup import FINDINGS

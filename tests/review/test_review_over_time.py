@@ -1,6 +1,6 @@
 """The review page shows everything stored (contract §21) and what §20 adds over time.
 
-Read by a real headless Chromium, like tests/test_review_page.py. Rows the
+Read by a real headless Chromium, like test_review_page.py. Rows the
 store writes today come through the real CLI and are checked against ``show``
 and ``log``; past values, ended rows, milestones and tidy's findings, which the
 store cannot produce yet, are built as the dicts ``show`` and ``tidy`` will
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
-from conftest import apply, delta, ok
+from support import apply, delta, ok
+from support.browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 
 from memory_store.review import command_text, render_review
 from memory_store.review.markup import CONFIDENCE, FINDINGS, SOURCES

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import (
+from support import apply, delta, fails, ok
+from support.browser import (
     BROWSERS,
     Dom,
     build_realistic_store,
@@ -24,7 +25,6 @@ from browser import (
     screenshot,
     write_review,
 )
-from conftest import apply, delta, fails, ok
 
 from memory_store.review import CONFIDENCE, CSP, KIND_TITLES, command_text, render_review
 from memory_store.store import limits

@@ -7,6 +7,9 @@
   bounded time and writes nothing.
 - Every read path (status, show, context, log, export, doctor) answers while the
   test holds the write lock: none of them takes one.
+- Races (§17), with one process paused at a chosen point: two first enables at once
+  never report a corrupt store, and a write that loses to revoke --delete answers
+  ``NOT_INITIALIZED`` and recreates nothing.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import db_connect, delta, ok, run_cli
+from support import db_connect, delta, ok, put, run_cli
 
 from memory_store import MemoryStore, MemoryStoreError
+from memory_store.storage import migrations
 
 WORKERS = 8
 WRITES_PER_WORKER = 20
@@ -293,3 +297,95 @@ def test_reads_succeed_while_the_write_lock_is_held(
         holder.execute("ROLLBACK")
         holder.close()
     assert ok("show")["memories"] == expected_rows
+
+
+# --- races ------------------------------------------------------------------------------
+
+
+# A process paused at one point of a command, while another process runs. It patches the
+# function that runs at that point (by its name in the module that owns it), says "paused"
+# on stdout, waits for a line on stdin, then lets the command finish and prints its envelope.
+DRIVER = r"""
+import json, sys, threading
+import memory_store.storage.db as db
+point, argv = sys.argv[1], json.loads(sys.argv[2])
+
+def pause():
+    sys.__stdout__.write("paused\n")
+    sys.__stdout__.flush()
+    sys.stdin.readline()
+
+def before(module, name):
+    real = getattr(module, name)
+    def wrapped(*a, **k):
+        pause()
+        return real(*a, **k)
+    setattr(module, name, wrapped)
+
+def after(module, name):
+    real = getattr(module, name)
+    def wrapped(*a, **k):
+        out = real(*a, **k)
+        pause()
+        return out
+    setattr(module, name, wrapped)
+
+if point == "schema-read":
+    # Right after the blank file's schema version was read: release 1 read the table
+    # list in a second statement, this release reads both in one.
+    if hasattr(db, "read_schema"):
+        after(db, "read_schema")
+    else:
+        before(db, "has_tables")
+elif point == "before-connect":
+    before(db, "connect")
+elif point == "after-connect":
+    after(db, "connect")
+from memory_store.cli import main
+main(argv)  # its envelope is the last line on stdout
+"""
+
+
+class Paused:
+    """A CLI command in another process, stopped at ``point`` until ``resume()``."""
+
+    def __init__(self, point: str, *args: str):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", DRIVER, point, json.dumps(list(args))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ},
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line == b"paused\n", line
+
+    def resume(self) -> dict:
+        out, _ = self.proc.communicate(b"\n", timeout=60)
+        return json.loads(out.decode("utf-8").strip().splitlines()[-1])
+
+
+def test_two_first_enables_at_once_never_report_corrupt(private_store: Path) -> None:
+    first = Paused("schema-read", "enable", "--confirm")  # it has read the blank file's schema
+    ok("enable", "--confirm", spawn=True)  # the second completes the store meanwhile
+    envelope = first.resume()
+    assert envelope["ok"] is True, envelope["error"]
+    status = ok("status")
+    assert status["consent_enabled"] is True and status["schema_version"] == len(
+        migrations.MIGRATIONS
+    )
+    assert ok("doctor")["ok"] is True
+
+
+@pytest.mark.parametrize("point", ["before-connect", "after-connect"])
+def test_a_write_that_loses_a_race_with_revoke_delete_answers_not_initialized(
+    enabled: Path, point: str
+) -> None:
+    put(delta(value="before the race"))
+    racer = Paused(point, "apply", "--json", json.dumps(delta(field="mbti", value="INFJ")))
+    ok("revoke", "--delete", "--confirm", spawn=True)
+    envelope = racer.resume()
+    assert envelope["ok"] is False, envelope
+    assert envelope["error"]["code"] == "NOT_INITIALIZED", envelope
+    assert list(enabled.iterdir()) == []  # nothing was recreated or written
+    assert ok("status")["exists"] is False

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, db_connect, delta
+from support import DB_NAME, db_connect, delta
 
 from memory_store import MemoryStore, policy
 from memory_store.storage import db

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, apply, db_connect, delta, fails, ok, run_cli
+from support import DB_NAME, ROOT, apply, db_connect, delta, fails, in_tiny_disk, ok, run_cli
 
 from memory_store import MemoryStore
-
-PROJECT = Path(__file__).resolve().parent.parent
 
 
 def _run_as_nobody(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
@@ -39,7 +36,7 @@ def _run_as_nobody(args: list[str], env: dict[str, str]) -> subprocess.Completed
             *args,
         ],
         capture_output=True,
-        env={**os.environ, **env, "PYTHONPATH": str(PROJECT)},
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
         timeout=60,
     )
 
@@ -121,26 +118,6 @@ for i in range(2000):
 print(json.dumps({"code": code, "kept": len(kept), "status": store.status()["counts"],
                   "doctor": store.doctor()["ok"]}))
 """
-
-
-def in_tiny_disk(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``script`` with ``<mount>/store`` and ``args`` in a private mount namespace where
-    ``<mount>`` is a 300 KB tmpfs: a disk that fills up."""
-    if shutil.which("unshare") is None:
-        pytest.fail("unshare (util-linux) is needed to mount a tiny file system")
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    path = tmp_path / "script.py"
-    path.write_text(script)
-    inner = f"mount -t tmpfs -o size=300k tmpfs {mount} && {sys.executable} {path} {mount}/store"
-    inner += "".join(f" {a}" for a in args)
-    return subprocess.run(
-        ["unshare", "-rm", "sh", "-c", inner],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(PROJECT)},
-        timeout=120,
-    )
 
 
 def test_disk_full_is_unavailable_and_loses_nothing(tmp_path: Path) -> None:

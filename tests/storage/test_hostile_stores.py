@@ -1,6 +1,7 @@
-"""Contract §3, §4, §8 and §10: hostile stores. A data directory that is a file,
-symlinked or non-regular store files, files that are not this product's SQLite
-database, a schema from the future, and a lock held by someone else."""
+"""Contract §3, §4, §8, §10 and §17: hostile stores. A data directory that is a file,
+symlinked or non-regular store files, a store someone else owns or could write to,
+files that are not this product's SQLite database, a store switched out of WAL, a
+schema from the future, and a lock held by someone else."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, fails, held_open, ok, run_cli
+from support import DB_NAME, db_connect, delta, fails, held_open, ok, put, run_cli
 
 VALID = json.dumps(delta(field="display_label", value="小A"), ensure_ascii=False)
 
@@ -179,6 +180,80 @@ def test_symlinked_db_target_is_untouched(private_store: Path, tmp_path: Path) -
 
 
 # ---------------------------------------------------------------------------
+# STORE_UNSAFE: a store someone else could swap (owner, permissions)
+
+
+NOBODY = 65534
+
+
+GUARDED = [
+    ["enable", "--confirm"],
+    ["apply", "--json", json.dumps(delta(value="x"))],
+    ["context", "--subject-id", "obj-a"],
+    ["show"],
+    ["log"],
+    ["export"],
+    ["pause"],
+    ["forget-object", "obj-a", "--confirm"],
+    ["clear", "--confirm"],
+    ["revoke", "--confirm"],
+]
+
+
+def _unsafe(store: Path, how: str) -> None:
+    if how == "dir-owned-by-another-user":
+        os.chown(store, NOBODY, NOBODY)
+    elif how == "dir-writable-by-others":
+        os.chmod(store, 0o777)
+    elif how == "dir-writable-by-group":
+        os.chmod(store, 0o770)
+    elif how == "db-owned-by-another-user":
+        os.chown(store / DB_NAME, NOBODY, NOBODY)
+    else:
+        raise AssertionError(how)
+
+
+UNSAFE = [
+    "dir-owned-by-another-user",
+    "dir-writable-by-others",
+    "dir-writable-by-group",
+    "db-owned-by-another-user",
+]
+
+
+@pytest.mark.parametrize("how", UNSAFE)
+def test_a_store_someone_else_could_swap_is_unsafe(enabled: Path, how: str) -> None:
+    put(delta(value="我的秘密"))
+    _unsafe(enabled, how)
+    for args in GUARDED:
+        r = fails("STORE_UNSAFE", *args)
+        assert r.error["details"]["reason"] in ("owner", "permissions"), r.error
+    status = ok("status")
+    assert status["unsafe"]["code"] == "STORE_UNSAFE"
+    assert status["exists"] is True and status["counts"] is None
+    report = ok("doctor")
+    assert report["ok"] is False
+    assert any(f["check"] == "ownership" and f["severity"] == "error" for f in report["findings"])
+    gone = ok("revoke", "--delete", "--confirm")
+    assert gone["deleted"] is True and gone["rows_deleted"] == 1
+    assert not (enabled / DB_NAME).exists()
+
+
+@pytest.mark.parametrize("how", ["dir-owned-by-another-user", "dir-writable-by-others"])
+def test_enable_never_adopts_an_unsafe_directory(private_store: Path, how: str) -> None:
+    private_store.mkdir(mode=0o700)
+    _unsafe(private_store, how)
+    fails("STORE_UNSAFE", "enable", "--confirm")
+    assert list(private_store.iterdir()) == []
+    assert ok("status")["unsafe"]["code"] == "STORE_UNSAFE"
+
+
+def test_a_private_store_reports_no_problem(enabled: Path) -> None:
+    assert ok("status")["unsafe"] is None
+    assert ok("status", spawn=True)["unsafe"] is None
+
+
+# ---------------------------------------------------------------------------
 # STORE_CORRUPT: not SQLite, damaged SQLite, someone else's SQLite
 
 
@@ -304,6 +379,27 @@ def test_someone_elses_sqlite_doctor_and_revoke_delete(private_store: Path) -> N
     doctor_reports_error()
     ok("revoke", "--delete", "--confirm")
     assert list(private_store.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# a store switched out of WAL
+
+
+def test_a_store_switched_out_of_wal_is_switched_back_and_reported(enabled: Path) -> None:
+    put(delta(value="wal"))
+    conn = db_connect(enabled)
+    assert conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+    conn.close()
+    report = ok("doctor")
+    journal = [f for f in report["findings"] if f["check"] == "journal_mode"]
+    assert journal and journal[0]["severity"] == "warning", report
+    put(delta(field="mbti", value="INFJ"))  # the next write switches it back
+    conn = db_connect(enabled)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    assert [f for f in ok("doctor")["findings"] if f["check"] == "journal_mode"][0][
+        "severity"
+    ] == "ok"
 
 
 # ---------------------------------------------------------------------------

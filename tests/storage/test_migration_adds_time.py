@@ -1,7 +1,7 @@
-"""Release-2 stores gain time (contract §20, "Migration and compatibility").
+"""Stores at schema version 2 gain time (contract §20, "Migration and compatibility").
 
 A store is built at schema version 2 by running the first two migrations, with
-rows and an undoable operation as release 2 wrote them. The next command migrates
+rows and an undoable operation as that version wrote them. The next command migrates
 it: each row's since is its occurred_at or the day of its updated_at, no past, not
 pinned; and undo of the old operation still works afterwards.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import db_connect, delta, ok
-from oldstore import old_row, open_old_store, write_old_store
-from timekit import put, shown, today
+from support import db_connect, delta, ok, put
+from support.oldstore import old_row, open_old_store, write_old_store
+from support.timekit import shown, today
 
 from memory_store.storage import migrations
 

@@ -2,7 +2,7 @@
 ``user_version`` bump.
 
 - a blank store gets exactly the expected schema at ``len(MIGRATIONS)``;
-- a store written at version 1 (built here by hand, the way release 1 wrote it)
+- a store written at version 1 (built here by hand, as the first version was written)
   migrates on the next command with its data, consent and undo history intact,
   and ends with the same schema as a blank store;
 - running the migrations again changes nothing;
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DB_NAME, delta, fails, ok, run_cli
-from oldstore import old_row, open_old_store, write_old_store
+from support import DB_NAME, delta, fails, ok, run_cli
+from support.oldstore import old_row, open_old_store, write_old_store
 
 from memory_store import MemoryStore, MemoryStoreError
 from memory_store.storage import db, migrations

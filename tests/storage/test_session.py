@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import DB_NAME, db_connect, delta, ok
+from support import DB_NAME, db_connect, delta, ok
 
 from memory_store import MemoryStore, MemoryStoreError
 

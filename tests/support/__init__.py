@@ -1,26 +1,40 @@
-"""Shared test helpers, one per job.
+"""Shared test helpers, one per job (``from support import ...``; fixtures are in conftest.py).
 
-- ``private_store`` (autouse): every test, and every process it starts, uses a
-  throwaway data directory.
 - ``cli(*args)``: the real command line, run in process by ``main(argv)`` —
   for most command tests (a process start costs ~50 ms).
 - ``run_cli(*args)``: the real command line in a subprocess — for stdout and
   exit-status discipline, crashes, concurrency, locks held by another
   process, umask and hot-path imports.
+- ``run_with_env(args, env)`` / ``envelope_of(proc)``: ``python -m memory_store`` with
+  exactly the environment given (a locale, no data directory, a closed stdin), and the
+  one envelope it printed.
 - ``ok`` / ``fails`` / ``apply`` / ``put``: a command that must succeed or fail,
   in process (``spawn=True`` for a subprocess).
+- ``delta`` / ``body_of`` / ``op_ids`` / ``prc_id``: a valid delta, the JSON of a batch,
+  the undoable operations, a PRC ID number with a valid check character.
 - ``db_connect``: a raw SQLite connection, for tests that inspect or break the
   file behind the tool's back.
+- ``raw_files`` / ``find_leaks``: the bytes of memory.sqlite3, -wal and -shm, and which
+  of some markers they still hold (erasure is physical, §9).
 - ``held_open``: another process holding the database open (idle, in a read
   transaction, or with the write lock), as a host would. It must be another
   process: POSIX locks belong to the process, so any open/close of the file in
   the test process (reading its bytes) would silently drop a connection's
   locks there, and the store would no longer really be held.
+- ``in_tiny_disk``: a script run with its store on a 300 KB tmpfs, a disk that fills up.
+- ``MODES`` / ``answering`` / ``YES`` / ``call`` / ``data_of`` / ``refused``: the MCP
+  server through the SDK's client — both protocol generations, the person's answer to a
+  confirmation, a tool call, its data on success, its ``{code, message, details}`` on a
+  refusal.
+- ``two_people``: 小A with two memories and Alex with one, each its own undo step.
 - ``raw_mcp_session``: raw lines to ``memory-store mcp`` over pipes, below the
   SDK, for what a client library would never send; ``RAW_HANDSHAKE`` first.
-- ``installed_wheel`` (once a session): the wheel built from a clean copy of this
-  checkout's files and unpacked as pip installs it, for what only an install shows.
-- ``ROW_KEYS``: the contract's row keys (§6), written out once.
+- ``ROW_KEYS`` / ``TIME_KEYS`` / ``COMMAND_NAMES``: the contract's row keys (§6), time keys
+  (§20) and commands (§8), written out once; ``ROOT``: the checkout.
+
+Modules beside this one: ``browser`` (a real headless Chromium and review pages of a
+real store), ``oldstore`` (stores as an earlier schema version left them, for the
+migration tests), ``timekit`` (the tests of memory that knows time, §20).
 """
 
 from __future__ import annotations
@@ -28,6 +42,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -40,6 +55,7 @@ import pytest
 from memory_store.cli import main
 from memory_store.errors import EXIT_STATUS
 
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: tests/support/ is two below it
 ENVELOPE_KEYS = {"schema", "ok", "command", "data", "error"}
 DB_NAME = "memory.sqlite3"
 # Contract §6, written out here rather than imported: the tests check the code against it.
@@ -56,20 +72,32 @@ ROW_KEYS = (
     "created_at",
     "updated_at",
 )
+# Every command of contract §8, written out for the same reason.
+COMMAND_NAMES = [
+    "status",
+    "enable",
+    "pause",
+    "resume",
+    "apply",
+    "undo",
+    "log",
+    "show",
+    "context",
+    "search",
+    "tidy",
+    "forget",
+    "forget-object",
+    "revoke",
+    "clear",
+    "export",
+    "import",
+    "review",
+    "mcp",
+    "skill",
+    "doctor",
+]
 # Contract §20: what every row carries about time, after the keys of §6 (show, export v2).
 TIME_KEYS = ("since", "past", "ended", "pinned")
-
-
-@pytest.fixture(autouse=True)
-def private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point every test (and every subprocess it starts) at a throwaway data directory."""
-    store_dir = tmp_path / "store"
-    monkeypatch.setenv("MEMORY_STORE_DIR", str(store_dir))
-    # Belt and braces: even the platformdirs fallback stays inside tmp_path.
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
-    monkeypatch.delenv("MEMORY_STORE_DEBUG", raising=False)
-    monkeypatch.delenv("MEMORY_STORE_BUSY_TIMEOUT_MS", raising=False)
-    return store_dir
 
 
 @dataclass
@@ -169,6 +197,27 @@ def run_cli(
     if check_envelope:
         assert_envelope(result)
     return result
+
+
+def run_with_env(
+    args: list[str | bytes], env: dict[str, str], **kwargs: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """``python -m memory_store ARGS`` with exactly ``env`` (plus the import path)."""
+    return subprocess.run(
+        [sys.executable, "-m", "memory_store", *args],
+        capture_output=True,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        **kwargs,
+    )
+
+
+def envelope_of(proc: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
+    """The one envelope a process printed, with nothing on stderr."""
+    assert proc.stderr == b"", proc.stderr
+    lines = proc.stdout.decode("utf-8").splitlines()
+    assert len(lines) == 1, proc.stdout
+    return json.loads(lines[0])
 
 
 def assert_envelope(result: Result) -> None:
@@ -282,6 +331,22 @@ def db_connect(store_dir: Path | str, readonly: bool = False, **kwargs: Any) -> 
     return sqlite3.connect(f"file:{path}?mode={mode}", uri=True, **kwargs)
 
 
+def raw_files(store_dir: Path) -> dict[str, bytes]:
+    """The bytes of the store's files (memory.sqlite3, -wal, -shm) that exist, by name."""
+    out = {}
+    for suffix in ("", "-wal", "-shm"):
+        path = store_dir / (DB_NAME + suffix)
+        if path.exists():
+            out[path.name] = path.read_bytes()
+    return out
+
+
+def find_leaks(store_dir: Path, needles: list[str]) -> list[tuple[str, str]]:
+    """(needle, file name) for every needle whose UTF-8 bytes are in one of the store's files."""
+    files = raw_files(store_dir)
+    return [(n, name) for n in needles for name, data in files.items() if n.encode("utf-8") in data]
+
+
 _HOLDER = r"""
 import sqlite3, sys
 path, mode = sys.argv[1], sys.argv[2]
@@ -333,6 +398,26 @@ class held_open:  # noqa: N801 - used like a function: ``with held_open(store, "
                 self.proc.wait()
 
 
+def in_tiny_disk(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``<mount>/store`` and ``args`` in a private mount namespace where
+    ``<mount>`` is a 300 KB tmpfs: a disk that fills up."""
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to mount a tiny file system")
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    inner = f"mount -t tmpfs -o size=300k tmpfs {mount} && {sys.executable} {path} {mount}/store"
+    inner += "".join(f" {a}" for a in args)
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", inner],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+
+
 def backdate(store_dir: Path, when: str = "2020-01-02T03:04:05Z", where: str = "") -> None:
     """Give stored rows an old created_at/updated_at (all rows, or those matching ``where``)."""
     conn = db_connect(store_dir)
@@ -367,31 +452,42 @@ def store_files(store_dir: Path) -> list[Path]:
     ]
 
 
-@pytest.fixture
-def enabled(private_store: Path) -> Path:
-    """A store with consent given."""
-    ok("enable", "--confirm")
-    return private_store
+# ---------------------------------------------------------------- the MCP server through the SDK
+
+MODES = ["auto", "legacy"]  # the two protocol generations the SDK's client speaks
 
 
-# ---------------------------------------------------------------- the MCP server's tests
+def answering(action: str, content: dict[str, Any] | None = None, seen: list | None = None) -> Any:
+    """An elicitation callback: the person's answer to every confirmation (``seen`` collects
+    the questions)."""
+
+    async def callback(context: Any, params: Any) -> Any:
+        from mcp_types import ElicitResult
+
+        if seen is not None:
+            seen.append(params)
+        return ElicitResult(action=action, content=content)
+
+    return callback
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    """anyio-marked tests (the MCP SDK's clients) run on asyncio."""
-    return "asyncio"
+YES = answering("accept", {"confirm": True})
 
 
-@pytest.fixture
-def store(private_store: Path) -> Any:
-    """The store an MCP server serves, held open across calls as the server holds it."""
-    from memory_store import MemoryStore
+async def call(client: Any, name: str, **args: Any) -> Any:
+    """A tool call with keyword arguments."""
+    return await client.call_tool(name, args)
 
-    s = MemoryStore(private_store)
-    s.hold()
-    yield s
-    s.release()
+
+def data_of(result: Any) -> dict[str, Any]:
+    """A success: the CLI's data as structured content, and as JSON text."""
+    assert result.is_error is False, result.structured_content
+    if result.structured_content.get("changed") is False:  # a question that changed nothing
+        text = result.content[0].text
+        assert "nothing changed" in text.lower() or "什么都没有改变" in text, text
+    else:
+        assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
 
 
 def refused(result: Any, code: str) -> dict[str, Any]:
@@ -401,6 +497,16 @@ def refused(result: Any, code: str) -> dict[str, Any]:
     assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
     assert result.content[0].text.startswith(f"{code}: ")
     return payload
+
+
+def two_people() -> None:
+    """小A with two memories and Alex with one, each written by its own apply (one undo step)."""
+    for d in (
+        delta(value="小A"),
+        delta(field="job", value="teacher"),
+        delta(subject="obj-b", value="Alex", source="user_explicit"),
+    ):
+        ok("apply", "--json", json.dumps(d, ensure_ascii=False), spawn=True)
 
 
 # ---------------------------------------------------------------- MCP below the SDK
@@ -453,44 +559,3 @@ def raw_mcp_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, A
     for m in out:
         replies.setdefault(m.get("id"), m)
     return replies
-
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="session")
-def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from this checkout's files (tracked, or new and not ignored) copied
-    into a clean directory, so that nothing a local build left behind (``build/``) can
-    slip into it, then unpacked as pip installs it (``--target``). The wheel itself is in
-    the site's sibling ``dist/``."""
-    base = tmp_path_factory.mktemp("wheel")
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode("utf-8")
-    source = base / "source"
-    for name in filter(None, listed.split("\0")):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            (source / name).write_bytes((ROOT / name).read_bytes())
-    pip = [sys.executable, "-m", "pip"]
-    build = subprocess.run(
-        [*pip, "wheel", str(source), "--no-deps", "-q", "-w", str(base / "dist")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stderr[-3000:]
-    (wheel,) = (base / "dist").glob("memory_store-*-py3-none-any.whl")
-    site = base / "site"
-    install = subprocess.run(
-        [*pip, "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert install.returncode == 0, install.stderr[-3000:]
-    return site

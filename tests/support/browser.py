@@ -1,6 +1,6 @@
 """Drive a real headless Chromium, and build review pages from a real store.
 
-Used by tests/test_review_page.py and scripts/review_screenshot.py. The page is
+Used by the review page's tests (tests/review/) and scripts/review_screenshot.py. The page is
 written by the real ``review`` command (``write_review``), so the browser checks
 what a person would see of a store the CLI wrote.
 """
@@ -18,7 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from conftest import apply, delta, ok
+from . import apply, delta, ok
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Headless, no GPU, and nothing that reaches the network on its own: the page

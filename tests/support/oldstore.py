@@ -1,5 +1,5 @@
-"""Stores as an earlier release left them, for the migration tests: rows and one undoable
-operation written at an old schema version, straight into SQLite."""
+"""Stores as an earlier schema version left them, for the migration tests: rows and one
+undoable operation written at that version, straight into SQLite."""
 
 from __future__ import annotations
 

@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
-from conftest import body_of, ok
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "references" / "schemas"
+from . import ROOT, ok
+
+SCHEMAS = ROOT / "references" / "schemas"
 
 
 def today() -> str:
     return datetime.now(timezone.utc).date().isoformat()
-
-
-def put(*deltas: dict[str, Any]) -> dict[str, Any]:
-    return ok("apply", "--json", body_of(*deltas))
 
 
 def shown() -> dict[str, dict[str, Any]]:

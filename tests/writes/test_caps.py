@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import apply, db_connect, delta, fails, ok
+from support import apply, db_connect, delta, fails, ok
 
 from memory_store import MemoryStore
 

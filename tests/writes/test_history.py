@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import cli, delta, fails, ok, op_ids
-from timekit import put, row, shown, today
+from support import cli, delta, fails, ok, op_ids, put
+from support.timekit import row, shown, today
 
 JOB = "在上海做平面设计师"
 TEACHER = "辞职后去杭州当老师了"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import delta, put
+from support import delta, put
 
 
 @pytest.mark.parametrize(

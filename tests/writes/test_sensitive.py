@@ -9,7 +9,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import apply, delta, fails, ok, prc_id
+from support import apply, delta, fails, ok, prc_id
 
 from memory_store import policy
 from memory_store.writes.validation import sensitive_field, sensitive_text

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli, delta, fails, ok, put
 from mcp import Client
+from support import cli, delta, fails, ok, put
 
 from memory_store import MemoryStore
 from memory_store.mcp import build_server

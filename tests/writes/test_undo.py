@@ -1,5 +1,6 @@
 """Contract §8 undo: exact restoration, --op-id, UNDO_CONFLICT, NOTHING_TO_UNDO,
-OPERATION_NOT_FOUND, and undo never being itself undoable."""
+OPERATION_NOT_FOUND, undo never being itself undoable, and an operation's summary on one
+line (§17)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import backdate, delta, fails, ok, op_ids, put
+from support import backdate, delta, fails, ok, op_ids, put, run_cli
 
 from memory_store import MemoryStore
 
@@ -262,3 +263,13 @@ def test_an_operation_out_of_the_window_is_not_found(enabled: Path) -> None:
     assert first["op_id"] not in op_ids()
     fails("OPERATION_NOT_FOUND", "undo", "--op-id", first["op_id"])
     assert len(rows()) == 21
+
+
+def test_the_summary_is_one_line(enabled: Path) -> None:
+    data = put(delta(field="fact", value="第一行\n第二行\twith a tab"))
+    assert data["summary"] == "obj-a object.fact → 第一行⏎第二行 with a tab"
+    logged = ok("log")["operations"][0]["summary"]
+    assert logged == data["summary"]
+    assert "\n" not in ok("undo")["summary"]
+    table = run_cli("--format", "table", "log", check_envelope=False)
+    assert table.code == 0

@@ -1,11 +1,12 @@
 """Validation of `apply` input through the real CLI (contract §4-§8).
 
 Every behaviour under test goes through the real command line, ``main(argv)``
-run in process (``conftest.cli``); the few cases about what reaches the
+run in process (``support.cli``); the few cases about what reaches the
 process itself (argv bytes, a huge stdin) run ``python -m memory_store`` in a
 subprocess. The library is used only to set a store up or to *look* at it
 (``show``/``log``), which keeps "nothing changed" checks cheap. Tables of
-refusals report every failing case at once.
+refusals report every failing case at once. A refusal says the rule in words (§22);
+the machine form stays in ``details``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Result, apply, cli, delta, fails, ok, prc_id, run_cli
+from support import Result, apply, cli, delta, fails, ok, prc_id, run_cli
 
 from memory_store import MemoryStore
 
@@ -383,6 +384,14 @@ def test_other_scopes_may_not_use_user_and_need_a_subject(store: Path) -> None:
     refuse_all(store, cases)
 
 
+@pytest.mark.parametrize("subject", ["User", "USER", "uSeR"])
+@pytest.mark.parametrize("scope", ["object", "relationship", "event", "hypothesis"])
+def test_user_is_reserved_whatever_its_case(enabled: Path, scope: str, subject: str) -> None:
+    r = fails("INVALID_DELTA", "apply", "--json", json.dumps(delta(scope=scope, subject=subject)))
+    assert r.error["details"]["path"] == "$.subject_id"
+    assert ok("show")["count"] == 0
+
+
 # --------------------------------------------------------------------------- occurred_at
 
 
@@ -554,6 +563,14 @@ def test_malformed_json_refused(store: Path) -> None:
         assert r.code == 4
         assert {"index", "path"} <= set(r.error["details"]), (label, r.error)
     assert state(store) == before
+
+
+def test_the_cli_refuses_the_same_repeated_key(enabled: Path) -> None:
+    body = json.dumps(delta(value="first"))[:-1] + ', "value": "second"}'
+    r = run_cli("apply", "--json", body)
+    assert r.error["code"] == "INVALID_DELTA"
+    assert r.error["message"] == "repeated key 'value' in a JSON object"
+    assert r.error["details"] == {"index": None, "path": "$"}
 
 
 # --------------------------------------------------------------------------- batches
@@ -1089,3 +1106,39 @@ def test_any_difference_is_an_update(store: Path) -> None:
         assert data["results"][0]["action"] == "updated", change
         assert data["results"][0]["memory"]["id"] == m["id"]
         assert data["op_id"]
+
+
+# --------------------------------------------------------------------------- the rule in words
+
+
+def _refusal(**changes: Any) -> dict[str, Any]:
+    body = {**delta(scope="event", field="met", value="在读书会认识"), **changes}
+    failed = fails("INVALID_DELTA", "apply", "--json", json.dumps(body, ensure_ascii=False))
+    return failed.error
+
+
+@pytest.mark.parametrize(
+    ("key", "bad", "words"),
+    [
+        ("occurred_at", "上周六", "must be a date like 2026-08-02, or a date and time like"),
+        ("subject_id", "小林", "a code like obj-a; put the person's name in display_label"),
+        ("field", "Display Label", "lowercase snake_case, such as display_label"),
+    ],
+)
+def test_validation_says_the_rule_in_words(
+    private_store: Path, key: str, bad: str, words: str
+) -> None:
+    ok("enable", "--confirm")
+    error = _refusal(**{key: bad})
+    assert error["message"].startswith(key) and words in error["message"]
+    assert "^" not in error["message"] and "[0-9]" not in error["message"]
+    assert error["details"]["path"] == f"$.{key}"
+    assert error["details"]["pattern"].startswith("^")  # the machine form stays in details
+    assert ok("show")["count"] == 0
+
+
+def test_an_impossible_date_is_explained_too(private_store: Path) -> None:
+    ok("enable", "--confirm")
+    error = _refusal(occurred_at="2026-02-30")
+    assert "a real calendar date like 2026-08-02" in error["message"]
+    assert "YYYY" not in error["message"] and "YYYY-MM-DD" in error["details"]["format"]

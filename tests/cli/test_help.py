@@ -1,0 +1,102 @@
+"""``--help`` and ``--version`` (contract §4, §22): usage for the program and every command,
+worked examples that run, and a pause whose help names what it stops.
+
+Help and the version are plain text on stdout with exit status 0, never an envelope,
+and reading them creates no store.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import COMMAND_NAMES, ROOT, cli, delta, fails, ok, put, run_cli
+
+import memory_store
+import memory_store.cli
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["apply", "--help"], ["context", "--help"]])
+def test_help_exits_zero_with_usage(args: list[str], private_store: Path) -> None:
+    r = run_cli(*args, check_envelope=False)
+    assert r.code == 0
+    assert "usage:" in r.stdout
+    assert "Traceback" not in r.stderr
+    if args[0] == "apply":
+        assert "--json" in r.stdout and "--dry-run" in r.stdout
+    if args[0] == "--help":
+        for command in COMMAND_NAMES:
+            assert command in r.stdout
+    assert not private_store.exists()
+
+
+def test_in_process_main_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert memory_store.cli.main(["--help"]) == 0
+    assert "usage:" in capsys.readouterr().out
+    assert memory_store.cli.main(["apply", "--help"]) == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_every_subcommand_help_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in COMMAND_NAMES:
+        assert memory_store.cli.main([command, "--help"]) == 0, command
+        out = capsys.readouterr().out
+        assert "usage:" in out and command in out, command
+
+
+def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
+    from memory_store.commands import EXAMPLES
+
+    help_text = run_cli("apply", "--help", check_envelope=False)
+    assert help_text.code == 0 and "examples:" in help_text.stdout
+    assert EXAMPLES["apply"].splitlines()[1] in help_text.stdout
+    ok("enable", "--confirm")
+    lines = [line.strip() for line in EXAMPLES["apply"].splitlines()]
+    runnable = [line for line in lines if line.startswith("memory-store apply --json")]
+    assert len(runnable) == 2
+    for line in runnable:
+        result = ok(*shlex.split(line)[1:], "--dry-run")
+        assert result["dry_run"] is True and result["results"]
+
+
+def test_pause_help_names_what_it_stops_and_it_stops_them(private_store: Path) -> None:
+    from memory_store.commands.consent import GATED
+
+    help_text = run_cli("pause", "--help", check_envelope=False).stdout
+    stopped_line = help_text.split("\n\n")[1]
+    for name in GATED:
+        assert name in stopped_line
+    ok("enable", "--confirm")
+    put(delta(value="小林"))
+    document = json.dumps(ok("export")["document"], ensure_ascii=False)
+    ok("pause")
+    fails("MEMORY_PAUSED", "apply", "--json", json.dumps(delta(value="x")))
+    fails("MEMORY_PAUSED", "context", "--subject-id", "obj-a")
+    fails("MEMORY_PAUSED", "search", "--query", "小林")
+    fails("MEMORY_PAUSED", "import", "-", input=document)
+    for still in (["show"], ["status"], ["log"], ["export"], ["undo"]):
+        ok(*still)
+
+
+def test_cli_reference_lists_version_beside_help() -> None:
+    reference = (ROOT / "references" / "cli.md").read_text("utf-8")
+    assert "`--help` and `--version`" in reference
+    version = run_cli("--version", check_envelope=False)
+    assert version.code == 0 and version.stdout.startswith("memory-store ")
+
+
+def test_version() -> None:
+    r = cli("--version", check_envelope=False)
+    assert r.code == 0 and r.stdout.strip() == f"memory-store {memory_store.__version__}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "memory_store", "--version"], capture_output=True, text=True
+    )
+    assert (
+        proc.returncode == 0 and proc.stdout.strip() == f"memory-store {memory_store.__version__}"
+    )
+    assert proc.stderr == ""
+    json.dumps(proc.stdout)  # plain text, not an envelope

@@ -1,0 +1,123 @@
+"""Commands handed to the person name the store (contract §22).
+
+An undo hint, doctor's advice, the NOT_INITIALIZED message and the command an MCP client
+that cannot ask hands over are whole commands the person can paste into a terminal that
+has no ``MEMORY_STORE_DIR``: a store set by the environment is named with ``--data-dir``
+(quoted for the shell), the platform default is not named. Through the real CLI, and the
+MCP server with a real MCP client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from support import call, data_of, delta, fails, ok, put, run_cli
+
+from memory_store import MemoryStore
+from memory_store.mcp import build_server
+
+
+@pytest.fixture
+def env_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store found only through MEMORY_STORE_DIR, at a path that needs quoting."""
+    where = tmp_path / "host's store"
+    monkeypatch.setenv("MEMORY_STORE_DIR", str(where))
+    ok("enable", "--confirm")
+    return where
+
+
+@pytest.fixture
+def default_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The platform default store (platformdirs, under XDG_DATA_HOME in tmp_path)."""
+    monkeypatch.delenv("MEMORY_STORE_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    enabled = ok("enable", "--confirm")
+    assert enabled["path"].startswith(str(tmp_path / "xdg"))
+    return Path(enabled["path"]).parent
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_apply_undo_hint_names_a_store_set_by_the_environment(env_store: Path) -> None:
+    applied = put(delta(value="小林"))
+    flag = f"--data-dir {shlex.quote(str(env_store))}"
+    assert applied["undo_hint"] == f"memory-store {flag} undo --op-id {applied['op_id']}"
+    assert "'" in applied["undo_hint"]  # the apostrophe in the path is quoted
+    # The person's terminal has no MEMORY_STORE_DIR: the hint alone finds the store.
+    words = shlex.split(applied["undo_hint"])[1:]
+    undone = ok(*words, env={"MEMORY_STORE_DIR": ""})
+    assert undone["undone_op_id"] == applied["op_id"]
+
+
+def test_the_platform_default_store_is_not_named(default_store: Path) -> None:
+    applied = put(delta(value="小林"))
+    assert applied["undo_hint"] == f"memory-store undo --op-id {applied['op_id']}"
+
+
+def test_import_undo_hint_names_the_store(env_store: Path, tmp_path: Path) -> None:
+    put(delta(value="小林"))
+    document = json.dumps(ok("export")["document"], ensure_ascii=False)
+    ok("clear", "--confirm")
+    imported = ok("import", "-", input=document)
+    assert imported["undo_hint"].startswith(
+        f"memory-store --data-dir {shlex.quote(str(env_store))} undo --op-id "
+    )
+
+
+def test_doctor_advice_names_the_store(env_store: Path) -> None:
+    db = env_store / "memory.sqlite3"
+    os.chmod(db, 0o644)
+    try:
+        findings = ok("doctor")["findings"]
+    finally:
+        os.chmod(db, stat.S_IRUSR | stat.S_IWUSR)
+    message = next(f["message"] for f in findings if f["check"] == "file_mode")
+    assert f"`memory-store --data-dir {shlex.quote(str(env_store))} doctor --fix`" in message
+
+
+def test_not_initialized_names_the_store_to_enable(tmp_path: Path) -> None:
+    where = tmp_path / "elsewhere"
+    failed = fails("NOT_INITIALIZED", "--data-dir", str(where), "log")
+    assert f"`memory-store --data-dir {where} enable --confirm`" in failed.error["message"]
+
+
+# ---------------------------------------------------------------- the MCP server, when it cannot ask
+
+
+@pytest.mark.anyio
+async def test_mcp_cannot_ask_names_a_store_set_by_the_environment(env_store: Path) -> None:
+    put(delta(value="小林"))
+    store = MemoryStore()  # as a server configured through `env` makes it
+    store.hold()
+    try:
+        async with Client(build_server(store)) as client:  # no elicitation
+            forget = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
+            enable = data_of(await call(client, "memory_enable"))
+    finally:
+        store.release()
+    flag = f"--data-dir {shlex.quote(str(env_store))}"
+    assert forget["reason"] == "cannot_ask"
+    assert forget["command"] == f"memory-store {flag} forget-object obj-a --confirm"
+    assert enable["command"] == f"memory-store {flag} enable --confirm"
+    line = run_cli(*shlex.split(forget["command"])[1:], env={"MEMORY_STORE_DIR": ""})
+    assert line.data["deleted"] == 1
+
+
+@pytest.mark.anyio
+async def test_mcp_cannot_ask_on_the_default_store_names_no_directory(
+    default_store: Path,
+) -> None:
+    memory_id = put(delta(value="小林"))["results"][0]["memory"]["id"]
+    store = MemoryStore()
+    async with Client(build_server(store)) as client:
+        enable = data_of(await call(client, "memory_enable"))
+        forget = data_of(await call(client, "memory_forget", memory_id=memory_id))
+    assert enable["command"] == "memory-store enable --confirm"
+    assert forget["command"] == f"memory-store forget {memory_id} --confirm"
