@@ -3,7 +3,7 @@
     python scripts/gen_recall_aliases.py            # rewrite references/recall-aliases.md
     python scripts/gen_recall_aliases.py --check    # exit 1 if the file is stale
 
-tests/test_relevance.py checks that the file is current.
+tests/recall/test_relevance.py checks that the file is current.
 """
 
 from __future__ import annotations
