@@ -1,11 +1,8 @@
 """The command line: argparse in, one envelope out. The only code that prints or exits.
 
-The parser of one command is built from its registry record (its family module in
-``commands``, imported alone); the call goes to :class:`~memory_store.MemoryStore`; the
-result, or a :class:`~memory_store.MemoryStoreError`, becomes one JSON envelope and an
-exit status (``--format table``: ``table_output``). What ``apply`` and ``import`` read
-is ``inputs``'. ``memory-store mcp`` hands the process to the MCP server (``mcp``).
-"""
+One command's parser is built from its registry record (its family alone); the call goes
+to ``MemoryStore``; the result or error becomes one envelope and an exit status (tables:
+``table_output``; what apply and import read: ``inputs``; ``memory-store mcp``: ``mcp``)."""
 
 from __future__ import annotations
 
@@ -301,7 +298,7 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     try:
         if argv[:1] and argv[0] in FAMILY_OF and "--" not in argv:
             # The usual call names its command first, and the top parser would only hand
-            # it the rest (tests/test_cli_parse.py): building that parser is skipped.
+            # it the rest (tests/cli/test_parsing.py): building that parser is skipped.
             top = argparse.Namespace(
                 command=argv[0], format="json", data_dir=None, arguments=argv[1:]
             )

@@ -220,7 +220,7 @@ NAMES: tuple[str, ...] = tuple(FAMILY_OF)
 CONFIRM = Option("confirm", "flag", "the user has explicitly agreed", cli_only=True)
 
 # Worked examples, shown under a command's --help and in references/cli.md; each
-# command line in them is run by the tests (tests/test_reach_person.py).
+# command line in them is run by the tests (tests/cli/test_help.py).
 EXAMPLES: dict[str, str] = {
     "apply": """\
 examples:
