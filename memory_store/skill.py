@@ -247,15 +247,39 @@ def _refuse_overlap(target: Path, root: Path) -> None:
         )
 
 
+def _not_writable_by_others() -> int:
+    """The bits a new skill file or folder never gets: the umask's, and always group and
+    others' write (contract §27) — SKILL.md is instructions an assistant with a shell
+    follows, so a umask of 000 must not make them anyone's to edit."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask | 0o022
+
+
+def _make_dirs(folder: Path, masked: int) -> None:
+    """``folder`` and its missing parents, each 0755 or tighter whatever the umask."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        os.mkdir(made)
+        os.chmod(made, 0o777 & ~masked)
+
+
 def _write(files: dict[str, Path], parent: Path) -> Path:
-    """The skill written into a new hidden folder of ``parent`` (renamed into place by the caller)."""
+    """The skill written into a new hidden folder of ``parent`` (renamed into place by the
+    caller): folders 0755 and files 0644, or tighter where the umask is."""
+    masked = _not_writable_by_others()
+    _make_dirs(parent, masked)
     staging = parent / f".{SKILL_NAME}-{secrets.token_hex(4)}"
-    os.mkdir(staging)  # the umask's mode, like any folder the person makes
+    _make_dirs(staging, masked)
     try:
         for name, source in files.items():
             dest = staging.joinpath(*name.split("/"))
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            _make_dirs(dest.parent, masked)
             shutil.copyfile(source, dest)
+            os.chmod(dest, 0o666 & ~masked)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -311,7 +335,6 @@ def install(
             {"path": str(target), "differs": differs[:20], "argument": "--force"},
         )
     try:
-        parent.mkdir(parents=True, exist_ok=True)
         _swap(_write(files, parent), target)
     except OSError as exc:
         raise MemoryStoreError(

@@ -257,3 +257,42 @@ def test_the_installed_server_publishes_output_schemas_from_the_package(
     out = json.loads(proc.stdout)
     assert out["root"] == str(installed_wheel / "memory_store" / "_skill")
     assert len(out["schemas"]) == len(TOOLS)
+
+
+@pytest.mark.parametrize("umask", ["000", "002"])
+def test_installed_files_are_never_writable_by_others(
+    home: dict[str, str], tmp_path: Path, umask: str
+) -> None:
+    """SKILL.md is instructions an assistant with a shell follows (contract §27): under a
+    permissive umask the folders stay 0755 and the files 0644, the new parents included."""
+    skills = tmp_path / "new" / "skills"
+    proc = subprocess.run(
+        ["sh", "-c", f'umask {umask} && exec "$0" -m memory_store skill install --dir "$1"']
+        + [sys.executable, str(skills)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **home},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    target = skills / "memory-store"
+    folders = [tmp_path / "new", skills, target] + [p for p in target.rglob("*") if p.is_dir()]
+    files = [p for p in target.rglob("*") if p.is_file()]
+    assert len(files) == len(SKILL_FILES)
+    assert {oct(p.stat().st_mode & 0o777) for p in folders} == {"0o755"}
+    assert {oct(p.stat().st_mode & 0o777) for p in files} == {"0o644"}
+
+
+def test_a_tight_umask_stays_tight(home: dict[str, str], tmp_path: Path) -> None:
+    proc = subprocess.run(
+        ["sh", "-c", 'umask 077 && exec "$0" -m memory_store skill install --dir "$1"']
+        + [sys.executable, str(tmp_path / "skills")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **home},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    target = tmp_path / "skills" / "memory-store"
+    assert (target / "SKILL.md").stat().st_mode & 0o777 == 0o600
+    assert target.stat().st_mode & 0o777 == 0o700
