@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from . import policy
@@ -23,8 +24,10 @@ if TYPE_CHECKING:
 
     from .storage import Session
 
-EXPORT_FORMAT = "memory-store-export/v2"  # v2: each row's time (contract §20)
-READ_FORMATS = ("memory-store-export/v1", EXPORT_FORMAT)
+# v2: each row's time (contract §20); v3: the offset each event time was written in (§27)
+EXPORT_FORMAT = "memory-store-export/v3"
+READ_FORMATS = ("memory-store-export/v1", "memory-store-export/v2", EXPORT_FORMAT)
+_OFFSET_RE = re.compile(r"Z|[+-](0[0-9]|1[0-4]):[0-5][0-9]")
 # What an upsert delta carries of a row (the rest is the row's identity or its times).
 _DELTA_KEYS = tuple(k for k in ROW_KEYS if k not in ("id", "created_at", "updated_at"))
 
@@ -53,7 +56,9 @@ def check_output(
 
 
 def document(session: Session) -> dict[str, Any]:
-    """Everything live as one ``memory-store-export/v2`` document (not the undo snapshots)."""
+    """Everything live as one ``memory-store-export/v3`` document (not the undo snapshots):
+    each row as ``show`` gives it plus ``occurred_offset``, so a restored store shows an
+    event's time in the offset it was told in (contract §27)."""
     s = session.settings()
     found = [] if session.blank else rows.select(session.conn)
     found.sort(key=rows.storage_order)
@@ -69,7 +74,7 @@ def document(session: Session) -> dict[str, Any]:
             "paused": s["paused"],
             "revoked_at": s["revoked_at"],
         },
-        "memories": [rows.public(r) for r in found],
+        "memories": [{**rows.public(r), "occurred_offset": r["occurred_offset"]} for r in found],
     }
 
 
@@ -194,6 +199,7 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
     if not isinstance(row, dict):
         raise _bad("a memory must be a JSON object", path, index)
     keys = ROW_KEYS if version == 1 else rows.PUBLIC_KEYS
+    keys += ("occurred_offset",) if version >= 3 else ()
     if set(row) != set(keys):
         odd = sorted(set(row) ^ set(keys))
         raise _bad(f"a memory has exactly the row keys; not: {', '.join(odd)}", path, index)
@@ -209,25 +215,42 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
                 index,
             )
     delta = {k: row[k] for k in _DELTA_KEYS if row[k] is not None}
-    history = _history(row, index, path) if version == 2 else None
+    history = _history(row, index, path) if version >= 2 else None
     if history and history["ended"]:
         delta["value"] = history["past"][-1]["value"]  # checked as the value it was
     d = validation.normalize_delta(delta, index, path)
     validation.check_policy(d, index, path)
     d.update(id=row["id"], created_at=row["created_at"], updated_at=row["updated_at"])
+    if version >= 3:
+        d["occurred_offset"] = _offset(row, index, path)
     if history is None:  # version 1 kept no time: the rule of the migration; a stored
         # row's past values and pin, which the document cannot know, stay as they are
         d["since"] = (d["occurred_at"] or row["updated_at"])[:10]
         return d
+    past = []
     for i, p in enumerate(history["past"]):
         entry = {**delta, "value": p["value"], "source_type": p["source_type"]}
         where = f"{path}.past[{i}]"
-        validation.check_policy(validation.normalize_delta(entry, index, where), index, where)
+        checked = validation.normalize_delta(entry, index, where)
+        validation.check_policy(checked, index, where)
+        past.append({**p, "value": checked["value"]})  # kept as checked: trimmed, 1-200
     d.update(since=history["since"], pinned=history["pinned"])
-    d["past"] = json.dumps(history["past"], ensure_ascii=False) if history["past"] else None
+    d["past"] = json.dumps(past, ensure_ascii=False) if past else None
     if history["ended"]:
         d["value"] = ""
     return d
+
+
+def _offset(row: dict[str, Any], index: int, path: str) -> str | None:
+    """A version-3 row's ``occurred_offset``: null, or the offset of a written event time."""
+    offset = row["occurred_offset"]
+    if offset is None:
+        return None
+    if not isinstance(offset, str) or not _OFFSET_RE.fullmatch(offset):
+        raise _bad("occurred_offset is null, Z or +HH:MM/-HH:MM", f"{path}.occurred_offset", index)
+    if row["occurred_at"] is None:
+        raise _bad("occurred_offset needs an occurred_at", f"{path}.occurred_offset", index)
+    return offset
 
 
 def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:

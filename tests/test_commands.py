@@ -11,7 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import DB_NAME, TIME_KEYS, db_connect, delta, fails, ok, store_files, values_of
+from support import (
+    DB_NAME,
+    TIME_KEYS,
+    as_shown,
+    db_connect,
+    delta,
+    fails,
+    ok,
+    store_files,
+    values_of,
+)
 
 from memory_store import MemoryStore
 
@@ -620,8 +630,8 @@ def test_export_document(enabled: Path) -> None:
         delta("user", field="goal", value="长期关系"),
     )
     doc = ok("export")["document"]
-    assert doc["format"] == "memory-store-export/v2"
-    assert doc["memories"] == ok("show")["memories"]
+    assert doc["format"] == "memory-store-export/v3"
+    assert as_shown(doc) == ok("show")["memories"]
     assert doc["policy_version"] == 1
     assert True in values_of(doc, "enabled") + values_of(doc, "consent_enabled")
     text = json.dumps(doc, ensure_ascii=False)
@@ -637,8 +647,8 @@ def test_export_output_file(enabled: Path, tmp_path: Path) -> None:
     assert Path(data["path"]) == out
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
     doc = json.loads(out.read_text("utf-8"))
-    assert doc["format"] == "memory-store-export/v2"
-    assert doc["memories"] == ok("show")["memories"]
+    assert doc["format"] == "memory-store-export/v3"
+    assert as_shown(doc) == ok("show")["memories"]
     assert "小A" in out.read_text("utf-8")
     # never overwrite
     before = out.read_bytes()

@@ -1,4 +1,4 @@
-"""Export version 2 and import of versions 1 and 2 (contract §20 and §15).
+"""Export version 3 and import of versions 1, 2 and 3 (contract §20, §15 and §27).
 
 - export → revoke --delete → enable → import gives back the same rows, with their
   since, past values, ended state and pins;
@@ -50,11 +50,13 @@ def _without_ids(memories: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda m: json.dumps(m, ensure_ascii=False, sort_keys=True))
 
 
-def test_export_is_version_two_with_each_rows_time(enabled: Path) -> None:
+def test_export_is_version_three_with_each_rows_time(enabled: Path) -> None:
     _store_with_time()
     doc = ok("export")["document"]
-    assert doc["format"] == "memory-store-export/v2"
+    assert doc["format"] == "memory-store-export/v3"
+    offsets = [m.pop("occurred_offset") for m in doc["memories"]]
     assert doc["memories"] == ok("show")["memories"]
+    assert set(offsets) == {None}  # every time here was told as a date
     ended = [m for m in doc["memories"] if m["ended"]]
     assert {m["field"] for m in ended} == {"job", "goal"}
     assert all(m["value"] is None and m["past"] for m in ended)
@@ -268,3 +270,72 @@ def test_an_import_over_the_store_wide_past_cap_is_refused_whole(enabled: Path) 
     r = fails("MEMORY_LIMIT_REACHED", "import", "-", input=json.dumps(doc, ensure_ascii=False))
     assert r.error["details"]["limit"] == 60
     assert shown() == before
+
+
+def test_the_offset_an_event_time_was_written_in_survives_export_and_import(
+    enabled: Path, tmp_path: Path
+) -> None:
+    """§27: the restored store's review page shows 19:30 +08:00, not 11:30 UTC."""
+    put(delta("event", field="conflict", value="吵架", occurred_at="2026-07-20T19:30:00+08:00"))
+    out = tmp_path / "backup.json"
+    ok("export", "--output", str(out))
+    written = json.loads(out.read_text("utf-8"))["memories"]
+    assert [m["occurred_offset"] for m in written if m["scope"] == "event"] == ["+08:00"]
+    ok("revoke", "--delete", "--confirm")
+    ok("enable", "--confirm")
+    ok("import", str(out))
+    again = ok("export")["document"]["memories"]
+    assert [m["occurred_offset"] for m in again if m["scope"] == "event"] == ["+08:00"]
+    page = tmp_path / "page.html"
+    ok("review", "--output", str(page))
+    text = page.read_text("utf-8")
+    assert "2026-07-20 19:30 +08:00" in text and ">2026-07-20 11:30" not in text
+
+
+def _as_version_two(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["format"] = "memory-store-export/v2"
+    for m in doc["memories"]:
+        m.pop("occurred_offset", None)
+    return doc
+
+
+def test_a_version_two_document_still_imports(enabled: Path) -> None:
+    doc = _as_version_two(_v2_doc())
+    ok("import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert {m["field"] for m in ok("show")["memories"]} == {"city", "milestone"}
+
+
+@pytest.mark.parametrize(
+    "offset, occurred_at",
+    [("+8", "2024-01-01"), ("+15:00", "2024-01-01"), ("Z", None), (8, "2024-01-01")],
+)
+def test_a_malformed_offset_is_refused_naming_the_row(
+    enabled: Path, offset: Any, occurred_at: str | None
+) -> None:
+    doc = _v2_doc()
+    i = _index_of(doc, "city")
+    doc["memories"][i].update(occurred_offset=offset, occurred_at=occurred_at)
+    r = fails("INVALID_DELTA", "import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert r.error["details"]["index"] == i
+    assert r.error["details"]["path"] == f"$.memories[{i}].occurred_offset"
+    assert ok("show")["count"] == 0
+
+
+@pytest.mark.parametrize("padding", [" " * 5000, "\u3000" * 300, "\n\t "])
+def test_an_imported_past_value_is_stored_trimmed_and_bounded(enabled: Path, padding: str) -> None:
+    """§27: the past value is checked trimmed and stored trimmed, like every value (§6)."""
+    doc = _as_version_two(_v2_doc())  # what release 3 wrote, and stored raw
+    i = _index_of(doc, "city")
+    doc["memories"][i]["past"][0]["value"] = padding + "a" * 200 + padding
+    ok("import", "-", input=json.dumps(doc, ensure_ascii=False))
+    city = next(m for m in ok("show")["memories"] if m["field"] == "city")
+    assert city["past"][0]["value"] == "a" * 200
+
+
+def test_an_imported_past_value_over_200_characters_is_refused(enabled: Path) -> None:
+    doc = _v2_doc()
+    i = _index_of(doc, "city")
+    doc["memories"][i]["past"][0]["value"] = "a" * 201
+    r = fails("INVALID_DELTA", "import", "-", input=json.dumps(doc, ensure_ascii=False))
+    assert r.error["details"]["index"] == i
+    assert ok("show")["count"] == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ROW_KEYS, TIME_KEYS, cli, delta, fails, ok, put, run_cli
+from support import ROW_KEYS, TIME_KEYS, as_shown, cli, delta, fails, ok, put, run_cli
 
 EVERY_KIND = [
     delta("user", field="goal", value="找到长期稳定的关系", source="user_explicit"),
@@ -91,7 +91,7 @@ def test_import_into_a_store_updates_by_key_and_keeps_the_documents_times(
     result = ok("import", str(path))
     assert result["counts"] == {"created": 0, "updated": 1, "unchanged": len(rows) - 1}
     stage = [m for m in ok("show")["memories"] if m["field"] == "stage"][0]
-    original = [m for m in doc["memories"] if m["field"] == "stage"][0]
+    original = [m for m in as_shown(doc) if m["field"] == "stage"][0]
     assert stage == original
     assert "设计师" in [m["value"] for m in ok("show")["memories"]]
 
@@ -209,7 +209,7 @@ REFUSALS = [
         {},
         "MEMORY_LIMIT_REACHED",
     ),
-    ("newer-version", [row()], {"format": "memory-store-export/v2"}, "INVALID_DELTA"),
+    ("newer-version", [row()], {"format": "memory-store-export/v4"}, "INVALID_DELTA"),
     ("not-an-export", [row()], {"format": "someone-else/v1"}, "INVALID_DELTA"),
     ("unknown-row-key", [{**row(), "extra": 1}], {}, "INVALID_DELTA"),
     ("bad-time", [row(created_at="2026-13-45T99:00:00Z")], {}, "INVALID_DELTA"),
@@ -298,7 +298,7 @@ def test_a_taken_id_is_replaced_not_shared(enabled: Path, tmp_path: Path) -> Non
 def test_rows_carry_exactly_the_contract_keys(exported: tuple[Path, list[dict[str, Any]]]) -> None:
     path, _ = exported
     doc = export_to(path)
-    assert all(list(m) == [*ROW_KEYS, *TIME_KEYS] for m in doc["memories"])
+    assert all(list(m) == [*ROW_KEYS, *TIME_KEYS, "occurred_offset"] for m in doc["memories"])
 
 
 # ---------------------------------------------------------------- pipes
@@ -315,7 +315,7 @@ def test_export_piped_into_import(people: Path) -> None:
     imported = run_cli("import", "-", input=exported.stdout)
     assert imported.code == 0 and imported.data["counts"]["created"] == 3
     assert imported.data["summary"].startswith("imported 3 memories: 3 created")
-    assert ok("show")["memories"] == exported.data["document"]["memories"]
+    assert ok("show")["memories"] == as_shown(exported.data["document"])
 
 
 def test_a_real_shell_pipe(people: Path) -> None:

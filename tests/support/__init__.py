@@ -430,6 +430,12 @@ def backdate(store_dir: Path, when: str = "2020-01-02T03:04:05Z", where: str = "
         conn.close()
 
 
+def as_shown(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """An export document's rows as ``show`` gives them: without ``occurred_offset``,
+    which only the export carries (the written offset, for the restore's times)."""
+    return [{k: v for k, v in m.items() if k != "occurred_offset"} for m in document["memories"]]
+
+
 def values_of(obj: Any, key: str) -> list[Any]:
     """Every value stored under ``key`` anywhere in a JSON document."""
     found: list[Any] = []
