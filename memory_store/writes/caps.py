@@ -95,14 +95,7 @@ class Enforcer:
         candidates = self._candidates(" WHERE scope = ? AND subject_id = ?", (scope, subject))
         need = n - cap
         if len(candidates) < need:
-            raise error(
-                "MEMORY_LIMIT_REACHED",
-                f"this batch alone writes more than {cap} {scope} rows for {subject}",
-                index=self._first_beyond_batch(group, cap),
-                scope=scope,
-                subject_id=subject,
-                limit=cap,
-            )
+            raise self._unprunable(group, cap)
         self._prune(candidates[:need])
         self.replaced[group] = need
 
@@ -183,15 +176,33 @@ class Enforcer:
                 running -= 1
         return first_create if first_create is not None else self.results[-1]["index"]
 
-    def _first_beyond_batch(self, group: Group, cap: int) -> int:
-        """The delta that makes the batch itself name more rows of a pruning kind than fit."""
-        named = 0
+    def _unprunable(self, group: Group, cap: int) -> Exception:
+        """A pruning kind that cannot make room: what stays is the batch's own rows and
+        the pinned milestones it does not name (never pruned, contract §20). The error
+        names the first delta that does not fit beside them (contract §27)."""
+        scope, subject = group
+        pinned = self.conn.execute(
+            "SELECT id FROM memories WHERE scope = ? AND subject_id = ? AND pinned = 1",
+            (scope, subject),
+        ).fetchall()
+        fixed = sum(1 for (mid,) in pinned if mid not in self.protected)
+        named, index = fixed, self.results[-1]["index"]
         for r in self.results:
             if policy.cap_group(r["memory"]) == group and r["action"] != "deleted":
                 named += 1
                 if named > cap:
-                    return r["index"]
-        return self.results[-1]["index"]
+                    index = r["index"]
+                    break
+        details = {"index": index, "scope": scope, "subject_id": subject, "limit": cap}
+        if not fixed:
+            message = f"this batch alone writes more than {cap} {scope} rows for {subject}"
+            return error("MEMORY_LIMIT_REACHED", message, **details)
+        message = (
+            f"{fixed} pinned {scope} rows for {subject} are never pruned, so only "
+            f"{cap - fixed} of the cap of {cap} can be this batch's; write fewer, or unpin "
+            "or forget an old milestone first"
+        )
+        return error("MEMORY_LIMIT_REACHED", message, **details, pinned_count=fixed)
 
 
 PINS = policy.PINNED_PER_SUBJECT_MAX

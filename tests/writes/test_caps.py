@@ -266,6 +266,33 @@ def test_event_batch_alone_can_fill_a_subject(store: Path) -> None:
     assert counts()["by_scope"]["event"] == 20
 
 
+def test_pinned_events_fill_the_cap_and_the_refusal_names_the_first_delta_over(
+    store: Path,
+) -> None:
+    """§27: with five pinned milestones, 15 unpinned events and a batch of 18, the 16th
+    new event is the first that cannot fit (5 pins are never pruned); the message says
+    the pins fill the kind, not that the batch alone is too large."""
+    pins = [{**e, "field": f"p{i}", "pinned": True} for i, e in enumerate(events("obj-a", 5))]
+    seed(store, pins + events("obj-a", 15))
+    snapshot = state(store)
+    details = refused(*events("obj-a", 18, 40))
+    assert details["index"] == 15
+    assert details["pinned_count"] == 5 and details["limit"] == 20
+    r = fails(
+        "MEMORY_LIMIT_REACHED", "apply", "--json", json.dumps({"deltas": events("obj-a", 18, 40)})
+    )
+    message = r.error["message"]
+    assert "5 pinned" in message and "never pruned" in message
+    assert "batch alone" not in message
+    assert state(store) == snapshot
+    # Fifteen fit: the unpinned fifteen are pruned, the pins stay.
+    data = apply(*events("obj-a", 15, 40)).data
+    assert len(data["pruned"]) == 15
+    assert sorted(m["field"] for m in show(subject_id="obj-a") if m["pinned"]) == [
+        f"p{i}" for i in range(5)
+    ]
+
+
 # --------------------------------------------------------------------------- hypothesis: prune
 
 
