@@ -94,6 +94,25 @@ def _text(host: str, command: str, args: list[str]) -> str:
     return json.dumps({key: {SERVER_NAME: server}}, ensure_ascii=False, indent=2) + "\n"
 
 
+def _refuse_unwritable_paths(command: str, data_dir: str) -> None:
+    """A path that is not valid UTF-8 arrives as lone surrogates (PEP 383): a host's
+    configuration file (JSON, TOML, UTF-8) cannot hold it, and the escaped text it would
+    hold names another, empty directory (contract §27) — refuse rather than print it."""
+    for what, path in (("the data directory", data_dir), ("this installation's path", command)):
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            from .errors import MemoryStoreError
+
+            shown = path.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS",
+                f"{what} {shown} is not valid UTF-8, so no host configuration can name it; "
+                "choose a directory whose name is UTF-8",
+                {"argument": "--data-dir"} if path is data_dir else {},
+            ) from None
+
+
 def print_config(host: str, data_dir: str) -> dict[str, Any]:
     """``mcp --print-config HOST``: the configuration text for ``host`` and its parts."""
     if host not in HOSTS:
@@ -107,6 +126,7 @@ def print_config(host: str, data_dir: str) -> dict[str, Any]:
     title, fmt, where, elicits = HOSTS[host]
     command, lead = server_command()
     args = [*lead, "--data-dir", data_dir, "mcp"]
+    _refuse_unwritable_paths(command, data_dir)
     return {
         "host": host,
         "title": title,

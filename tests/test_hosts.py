@@ -109,6 +109,32 @@ def test_print_config_pins_the_directory_given_and_the_default(tmp_path: Path) -
     assert default["args"][-3:] == ["--data-dir", default["data_dir"], "mcp"]
 
 
+@pytest.mark.parametrize("how", ["--data-dir", "MEMORY_STORE_DIR"])
+def test_a_data_directory_that_is_not_utf8_is_refused(tmp_path: Path, how: str) -> None:
+    """§27: a lone surrogate cannot be saved in a UTF-8 configuration, and its escaped
+    form would name another, empty directory — print-config refuses, saying why."""
+    odd = os.fsencode(tmp_path) + b"/caf\xe9-store"
+    argv: list[Any] = [sys.executable, "-m", "memory_store"]
+    env = {k: v for k, v in os.environ.items() if k != "MEMORY_STORE_DIR"}
+    if how == "--data-dir":
+        argv += ["--data-dir", odd]
+    else:
+        env_bytes = {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
+        env_bytes[b"MEMORY_STORE_DIR"] = odd
+    for host in ("claude-desktop", "codex", "claude-code"):
+        proc = subprocess.run(
+            [*argv, "mcp", "--print-config", host],
+            capture_output=True,
+            env=env if how == "--data-dir" else env_bytes,
+            timeout=60,
+        )
+        out = json.loads(proc.stdout.decode("utf-8"))
+        assert proc.returncode == 2 and out["error"]["code"] == "INVALID_ARGUMENTS", out
+        assert "not valid UTF-8" in out["error"]["message"]
+        assert out["data"] is None
+    assert not (tmp_path / "caf\udce9-store").exists() and os.listdir(tmp_path) == []
+
+
 def test_print_config_in_table_format_is_the_text_alone() -> None:
     proc = subprocess.run(
         [
