@@ -16,7 +16,9 @@ unchanged every line that parses cleanly. Any other line is answered:
 - any other request gets a JSON-RPC error with its id, a line that is not JSON a parse
   error (``id: null``, JSON-RPC 2.0), and a client's response holding one (its answer to
   a question) an error in its place, so that nothing waits for it and a repeated
-  ``"confirm"`` is never read as its last value. A notification has no one to answer.
+  ``"confirm"`` is never read as its last value. A notification has no one to answer;
+  a request whose ``id`` MCP forbids (null, fractional, an object, a boolean), which the
+  SDK would take for a notification and never answer, gets ``-32600`` with ``id: null``.
 
 Imported only by the MCP server. No ``from __future__ import annotations``, like the rest of ``mcp``.
 """
@@ -205,6 +207,11 @@ def check_line(raw: bytes) -> tuple[str | None, Any]:
         problem = _first_problem(message)
         if problem is not None:
             return _answer(message, problem)
+    # null, 1.5, {}, true: an id the SDK would read as a notification's, never answered
+    has_id = isinstance(message, dict) and "method" in message and "id" in message
+    if has_id and _request_id(message) is None:
+        text = "Invalid request: an id is a string or an integer (MCP forbids null)"
+        return None, _error(None, INVALID_REQUEST, text)
     try:  # what the SDK would drop in silence (not JSON-RPC at all): answered here
         jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValueError:  # pydantic's ValidationError is a ValueError

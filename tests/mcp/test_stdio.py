@@ -283,3 +283,18 @@ def test_the_mcp_inspector_lists_the_tools_and_calls_one(enabled: Path) -> None:
     result = json.loads(called.stdout)
     assert result["isError"] is False
     assert [m["value"] for m in result["structuredContent"]["memories"]] == ["小林"]
+
+
+@pytest.mark.parametrize("bad_id", ["null", "1.5", '{"n": 1}', "true", "[2]"])
+def test_a_request_with_an_id_mcp_forbids_is_answered(enabled: Path, bad_id: str) -> None:
+    """§27: every JSON-RPC request is answered — an id the reply cannot echo gets -32600
+    with id null, never silence; the session goes on."""
+    lines = [
+        b'{"jsonrpc": "2.0", "id": %s, "method": "tools/list"}' % bad_id.encode(),
+        b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call",'
+        b' "params": {"name": "memory_status", "arguments": {}}}',
+    ]
+    replies = raw_mcp_session([*RAW_HANDSHAKE, *lines], {None, 6})
+    assert replies[None]["error"]["code"] == -32600
+    assert "id" in replies[None]["error"]["message"]
+    assert replies[6]["result"]["structuredContent"]["exists"] is True
