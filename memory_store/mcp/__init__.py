@@ -36,7 +36,7 @@ from .. import __version__, skill
 from ..commands import Command, Option
 from ..commands.catalog import COMMANDS
 from ..errors import MemoryStoreError
-from .confirmation import Confirm, confirmed, resolver
+from .confirmation import Confirm, answered_with_an_error, confirmed, resolver
 from .results import refusal, run_tool, with_signature
 from .wire import CheckedLines, refusals
 
@@ -138,11 +138,15 @@ def _payload(args: dict[str, Any]) -> Any:
     return delta if delta is not None else {"deltas": deltas}
 
 
-def _tool_function(store: Any, command: Command) -> Any:
+def _tool_function(
+    store: Any, command: Command, questions: dict[str, tuple[Command, dict[str, str]]]
+) -> Any:
     params = _parameters(command)
     names = [p.name for p in params]
     # The question the resolver asked in this call (calls are served one at a time).
     asked: dict[str, str] = {}
+    if command.tool.confirm:
+        questions[command.tool.name] = (command, asked)
 
     async def tool(**kwargs: Any) -> CallToolResult:
         answer = kwargs.pop("confirmation", None)
@@ -237,11 +241,17 @@ class _Server(MCPServer):
 
 def build_server(store: Any, lifespan: Any = None) -> MCPServer:
     """The MCP server for ``store`` (a ``MemoryStore``), every tool from the registry."""
+    questions: dict[str, tuple[Command, dict[str, str]]] = {}
     server = _Server(
         "memory-store",
         version=__version__,
         instructions=INSTRUCTIONS,
-        middleware=[refusals(), _uniform_errors(), _serialize_calls(anyio.Lock())],
+        middleware=[
+            refusals(),
+            _uniform_errors(),
+            _serialize_calls(anyio.Lock()),
+            answered_with_an_error(store, questions),
+        ],
         lifespan=lifespan,
     )
     server.output_schemas = {}
@@ -251,7 +261,7 @@ def build_server(store: Any, lifespan: Any = None) -> MCPServer:
             continue
         server.output_schemas[spec.name] = skill.output_schema(command.name, spec.confirm)
         server.add_tool(
-            _tool_function(store, command),
+            _tool_function(store, command, questions),
             name=spec.name,
             title=spec.title,
             description=_description(command),

@@ -16,6 +16,7 @@ from mcp.server.mcpserver import (
     DeclinedElicitation,
     Elicit,
 )
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -106,6 +107,7 @@ def resolver(
         except MemoryStoreError as exc:
             return Refused(code=exc.code, message=exc.message, details=exc.details)
         asked["text"] = text  # what the person answers; the tool compares it after the yes
+        asked["language"] = language
         if not can_elicit(ctx):
             return CannotAsk(language=language)
         return Elicit(text, Confirm)
@@ -133,6 +135,41 @@ def _changed_since_asked(store: Any, command: Command, args: dict[str, Any], ask
     return ok({"changed": False, "reason": "changed_while_asked"}, text)
 
 
+def cannot_ask(store: Any, command: Command, args: dict[str, Any], language: str) -> CallToolResult:
+    """§14's ordinary result when the person could not be asked: nothing changed, and the
+    command they can run themselves."""
+    line = _terminal_command(store, command, args)
+    text = confirmation_text.nothing_changed("cannot_ask", language, line)
+    return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
+
+
+def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[str, str]]]) -> Any:
+    """The middleware for a client that answers the question with a JSON-RPC error (it
+    could not show the form): the SDK raises it as the tool call's own error, which tells
+    the model nothing it can act on. The person was not asked, so the call is "cannot
+    ask" (contract §27). ``questions``: each confirmed tool's command and the question
+    its resolver asked in this call."""
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if isinstance(ctx.params, dict) else {}
+        found = questions.get(params.get("name")) if ctx.method == "tools/call" else None
+        if found is None:
+            return await call_next(ctx)
+        command, asked = found
+        asked.clear()  # set again by this call's resolver, once it asks
+        try:
+            return await call_next(ctx)
+        except MCPError:
+            if "text" not in asked:  # not the answer to our question: not ours to recast
+                raise
+            args = params.get("arguments")
+            args = args if isinstance(args, dict) else {}
+            result = cannot_ask(store, command, args, asked.get("language", "both"))
+            return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    return middleware
+
+
 def confirmed(
     store: Any, command: Command, args: dict[str, Any], answer: Any, asked: str | None
 ) -> CallToolResult:
@@ -142,9 +179,7 @@ def confirmed(
         case AcceptedElicitation(data=Refused() as r):
             return refusal(MemoryStoreError(r.code, r.message, r.details))
         case AcceptedElicitation(data=CannotAsk() as c):
-            line = _terminal_command(store, command, args)
-            text = confirmation_text.nothing_changed("cannot_ask", c.language, line)
-            return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
+            return cannot_ask(store, command, args, c.language)
         case AcceptedElicitation(data=Confirm(confirm=True)):
             stale = _changed_since_asked(store, command, args, asked or "")
             return stale or run_tool(store, command, {**args, "confirm": True})

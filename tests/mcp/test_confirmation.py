@@ -329,3 +329,35 @@ async def test_an_unchanged_store_is_deleted_on_one_yes(store: Any, mode: str) -
         result = await client.call_tool("memory_forget_object", {"subject_id": "obj-a"})
     assert result.structured_content["deleted"] == 2 and len(seen) == 1
     assert [m["value"] for m in ok("show")["memories"]] == ["Alex"]
+
+
+def _answering_with_an_error(seen: list[Any]) -> Any:
+    """A client that answers the question with a JSON-RPC error (it failed to show it)."""
+
+    async def callback(context: Any, params: Any) -> Any:
+        from mcp_types import ErrorData
+
+        seen.append(params)
+        return ErrorData(code=-32603, message="the client could not show the form")
+
+    return callback
+
+
+async def test_a_question_answered_with_an_error_is_cannot_ask(store: Any) -> None:
+    """§27: the tool gives §14's ordinary "nothing changed, here is the command" result,
+    not the client's error as the tool call's. Only the legacy generation has an answer
+    that can be an error (a response to ``elicitation/create``); in the modern one the
+    answer travels in the client's next ``tools/call``, and an SDK client whose callback
+    fails raises on its own side without sending it."""
+    mode = "legacy"
+    _populate()
+    before = _state()
+    seen: list[Any] = []
+    async with Client(
+        build_server(store), mode=mode, elicitation_callback=_answering_with_an_error(seen)
+    ) as client:
+        result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
+    assert seen, "the question was asked"
+    assert result["changed"] is False and result["reason"] == "cannot_ask"
+    assert "forget-object obj-a --confirm" in result["command"]
+    assert _state() == before
