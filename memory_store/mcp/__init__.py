@@ -154,7 +154,7 @@ def _tool_function(
         for option in command.options:
             args.setdefault(option.name, False if option.kind == "flag" else None)
         if command.tool.confirm:
-            return confirmed(store, command, args, answer, asked.get("text"))
+            return confirmed(store, command, args, answer, asked)
         if command.name == "apply":
             try:
                 args["payload"] = _payload(args)

@@ -91,9 +91,12 @@ def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str
     return store.location.command(*words)
 
 
-def _question(store: Any, command: Command, args: dict[str, Any]) -> tuple[str, str]:
-    """(question, language), counted from the store now."""
-    return confirmation_text.ask(command.name, args, _facts(store, command.name, args))
+def _question(store: Any, command: Command, args: dict[str, Any]) -> tuple[str, str, str]:
+    """(question, language, the subject's code or ""), counted from the store now: the
+    same words can name another person once a label moves (contract §27)."""
+    facts = _facts(store, command.name, args)
+    text, language = confirmation_text.ask(command.name, args, facts)
+    return text, language, facts.get("subject_id") or ""
 
 
 def resolver(
@@ -101,13 +104,16 @@ def resolver(
 ) -> Any:
     async def ask(**kwargs: Any) -> Any:
         ctx = kwargs.pop("ctx")
-        asked.clear()
         try:
-            text, language = _question(store, command, kwargs)
+            text, language, subject = _question(store, command, kwargs)
         except MemoryStoreError as exc:
             return Refused(code=exc.code, message=exc.message, details=exc.details)
         asked["text"] = text  # what the person answers; the tool compares it after the yes
         asked["language"] = language
+        # Whom the person was first asked about: a retry carrying their answer (the
+        # modern generation) runs this again, and must not move it to whoever the same
+        # words name now.
+        asked.setdefault("subject", subject)
         if not can_elicit(ctx):
             return CannotAsk(language=language)
         return Elicit(text, Confirm)
@@ -118,18 +124,22 @@ def resolver(
     return with_signature(ask, f"ask_{command.tool.name}", [ctx, *by_name], returns)
 
 
-def _changed_since_asked(store: Any, command: Command, args: dict[str, Any], asked: str) -> Any:
+def _changed_since_asked(
+    store: Any, command: Command, args: dict[str, Any], asked: dict[str, str]
+) -> Any:
     """After a yes: the question counted again. If its numbers changed while the person
     read it (the terminal added memories), the yes was not to this deletion: nothing is
     done, and the next call asks with the new numbers. None when the question still holds.
 
     The modern protocol re-runs the resolver when the answer comes back and asks again
-    itself; the legacy one asks once, and only this recount keeps it from deleting more."""
+    itself; the legacy one asks once, and only this recount keeps it from deleting more.
+    The subject's code is compared too: a label that now names another subject asks the
+    same words about someone else."""
     try:
-        now, language = _question(store, command, args)
+        now, language, subject = _question(store, command, args)
     except MemoryStoreError as exc:
         return refusal(exc)
-    if now == asked:
+    if now == asked.get("text") and subject == asked.get("subject"):
         return None
     text = confirmation_text.nothing_changed("changed_while_asked", language)
     return ok({"changed": False, "reason": "changed_while_asked"}, text)
@@ -152,11 +162,15 @@ def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         params = ctx.params if isinstance(ctx.params, dict) else {}
-        found = questions.get(params.get("name")) if ctx.method == "tools/call" else None
+        name = params.get("name")
+        found = (
+            questions.get(name) if ctx.method == "tools/call" and isinstance(name, str) else None
+        )
         if found is None:
             return await call_next(ctx)
         command, asked = found
-        asked.clear()  # set again by this call's resolver, once it asks
+        if "requestState" not in params and "inputResponses" not in params:
+            asked.clear()  # a new call, not a retry carrying the answer: nothing asked yet
         try:
             return await call_next(ctx)
         except MCPError:
@@ -171,7 +185,7 @@ def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[
 
 
 def confirmed(
-    store: Any, command: Command, args: dict[str, Any], answer: Any, asked: str | None
+    store: Any, command: Command, args: dict[str, Any], answer: Any, asked: dict[str, str]
 ) -> CallToolResult:
     """Run the command on the person's yes; anything else changes nothing, and says so."""
     language = confirmation_text.language_of(args.get("language"))
@@ -181,7 +195,7 @@ def confirmed(
         case AcceptedElicitation(data=CannotAsk() as c):
             return cannot_ask(store, command, args, c.language)
         case AcceptedElicitation(data=Confirm(confirm=True)):
-            stale = _changed_since_asked(store, command, args, asked or "")
+            stale = _changed_since_asked(store, command, args, asked)
             return stale or run_tool(store, command, {**args, "confirm": True})
         case AcceptedElicitation():
             reason = "answered_no"

@@ -361,3 +361,42 @@ async def test_a_question_answered_with_an_error_is_cannot_ask(store: Any) -> No
     assert result["changed"] is False and result["reason"] == "cannot_ask"
     assert "forget-object obj-a --confirm" in result["command"]
     assert _state() == before
+
+
+def _moving_the_label_while_asked(seen: list[str], data_dir: Path) -> Any:
+    """While the question about "Alex" (obj-b) is open, the terminal renames obj-b and
+    gives a new person, obj-c, the label "Alex" with as many memories and undo steps:
+    the same words now name someone else. Then the person says yes."""
+
+    async def callback(context: Any, params: Any) -> ElicitResult:
+        seen.append(params.message)
+        if len(seen) == 1:
+            for d in (
+                delta(subject="obj-b", value="Alexander", source="user_explicit"),
+                delta(subject="obj-c", value="Alex", source="user_explicit"),
+            ):
+                r = run_cli("--data-dir", str(data_dir), "apply", "--json", json.dumps(d))
+                assert r.code == 0, r.stdout
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    return callback
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_yes_covers_only_the_subject_it_was_asked_about(
+    store: Any, private_store: Path, mode: str
+) -> None:
+    """§27: the recount compares the subject's code, not only the question's text."""
+    ok("enable", "--confirm")
+    two_people()
+    seen: list[str] = []
+    answer = _moving_the_label_while_asked(seen, private_store)
+    async with Client(build_server(store), mode=mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("memory_forget_object", {"subject_id": "Alex"})
+    data = data_of(result)
+    assert data["changed"] is False and data["reason"] == "changed_while_asked", data
+    labels = {
+        m["subject_id"]: m["value"] for m in ok("show")["memories"] if m["field"] == "display_label"
+    }
+    assert labels == {"obj-a": "小A", "obj-b": "Alexander", "obj-c": "Alex"}
+    assert len(seen) == 1
