@@ -71,6 +71,8 @@ B = 0.75
 # occurred_at half as much (a date alone says little about the topic).
 ALIAS_WEIGHT = 1.0
 DATE_WEIGHT = 0.5
+# A row of the person a question only names ("Alice"): this share of their label's score.
+NAMED_ROW_SHARE = 0.5
 # A term that more than this share of many rows hold tells them apart too little
 # to count (most often the name of the person asked about, in nearly every row
 # about them); the rows it alone matches then keep the priority order.
@@ -339,14 +341,21 @@ def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True)
     # terms (like, 喜欢), and the words of a row's subject's label, count only in a
     # row that shares another term with the question.
     columns: list[tuple[float, dict[int, int], bool]] = []
+    named: list[tuple[dict[int, int], bool]] = []  # per term: rows whose subject's label holds it
     for counts, weak in [
         *((found.count_word(s), s in terms.WEAK_STEMS) for s in stems),
         *((found.count_text(t), t in terms.WEAK_CJK) for t in cjk),
     ]:
         held, labels = found.per_row(counts)
         columns.append((1.0, held, weak))
-        if labels:
-            columns.append((1.0, labels, True))
+        named.append((labels, weak))
+    # A question that only names a person ("Alice", "小林") asks for that person's rows,
+    # each matching through its subject's label (contract §21, §27); beside other words
+    # ("Alice's hobby") the name only counts in a row that shares one of them.
+    strong = [labels for labels, weak in named if not weak]
+    if not groups and not dates and strong and all(strong):
+        return _named_persons_rows(rows, _bm25(columns, found.lengths(), for_context))
+    columns += [(1.0, labels, True) for labels, _ in named if labels]
     columns += [(ALIAS_WEIGHT, found.rows_naming(c, for_context), False) for c in groups]
     if dates:
         held = []
@@ -356,6 +365,25 @@ def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True)
         for date in dates:
             columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}, False))
     return _bm25(columns, found.lengths(), for_context)
+
+
+def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
+    """A question that only names a person: the label rows it matches best (小林, not 小美,
+    for "小林"; both Alexes for "Alex") bring in their subjects' rows (contract §27)."""
+    at = {
+        r["subject_id"]: i
+        for i, r in enumerate(rows)
+        if r["scope"] == "object" and r["field"] == "display_label"
+    }
+    best = max((scores[i] for i in at.values()), default=0.0)
+    if best <= 0:
+        return scores
+    chosen = {subject for subject, i in at.items() if scores[i] >= best}
+    share = best * NAMED_ROW_SHARE
+    return [
+        max(score, share) if r["subject_id"] in chosen and r["field"] != "display_label" else score
+        for score, r in zip(scores, rows, strict=True)
+    ]
 
 
 def _labels(rows: list[dict[str, Any]]) -> list[str]:

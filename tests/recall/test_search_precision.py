@@ -121,3 +121,33 @@ def test_a_row_matches_through_its_subject_s_label(hobbies: Path) -> None:
     assert set(found[:2]) == {("obj-a", "hobby"), ("obj-a", "display_label")}, found
     assert _found("Alex's hobbies")[0] == ("obj-b", "hobby")
     assert {s for s, _ in _found("Alex")} == {"obj-b"}
+
+
+@pytest.mark.parametrize(
+    ("name", "subject", "rows"),
+    [
+        ("Alex", "obj-b", {"display_label", "hobby"}),
+        ("alex", "obj-b", {"display_label", "hobby"}),
+        ("小林", "obj-a", {"display_label", "hobby"}),
+        ("小美", "obj-d", {"display_label", "preference_food", "hobby"}),
+    ],
+)
+def test_a_persons_name_alone_finds_that_persons_rows(
+    hobbies: Path, name: str, subject: str, rows: set[str]
+) -> None:
+    """§27: search by a person's label returns their rows, not only the label row; the
+    label first, and no one else's."""
+    found = _found(name)
+    assert found[0] == (subject, "display_label"), found
+    theirs = [(s, f) for s, f in found if s == subject]
+    assert set(theirs) == {(subject, field) for field in rows}, found
+    assert found[: len(theirs)] == theirs, found  # before anyone else's
+    # Another person can match only by a character of their own label (小 in 小美).
+    assert all(f == "display_label" for s, f in found if s != subject), found
+
+
+def test_a_name_beside_other_words_still_only_counts_with_them(hobbies: Path) -> None:
+    # "小美 piano": the name alone does not pull in 小美's food row (it shares no other word).
+    found = _found("小美 bouldering")
+    assert found[0] == ("obj-d", "hobby"), found
+    assert ("obj-d", "preference_food") not in found, found
