@@ -78,6 +78,7 @@ def test_a_stale_hypothesis_is_proposed_for_deletion(enabled: Path) -> None:
             "past": [],
             "ended": False,
             "pinned": False,
+            "occurred_offset": None,
         }
     ]
     ok("import", "-", input=json.dumps(doc, ensure_ascii=False))
