@@ -16,7 +16,6 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,16 +58,15 @@ NAMES = tuple(HOSTS)
 
 
 def server_command() -> tuple[str, list[str]]:
-    """(command, leading args) that start this very installation, as absolute paths.
+    """(command, leading args) that start this very installation, as absolute paths: its
+    console script (the one the commands handed to the person name,
+    ``storage.files.install_script``), else the interpreter with ``-m memory_store``."""
+    from .storage.files import install_script
 
-    ``sys.executable`` is kept as the interpreter was started, not resolved: in a
-    virtual environment it is a link whose location is what selects the packages.
-    """
-    python = os.path.abspath(sys.executable)
-    script = Path(python).parent / ("memory-store.exe" if os.name == "nt" else "memory-store")
-    if script.is_file():
-        return str(script), []
-    return python, ["-m", "memory_store"]
+    script = install_script()
+    if script is not None:
+        return script, []
+    return os.path.abspath(sys.executable), ["-m", "memory_store"]
 
 
 def _toml_string(text: str) -> str:
