@@ -210,3 +210,25 @@ def test_another_memory_store_first_on_path_is_not_named(
     on_path = os.pathsep.join([str(other), str(venv_install), SHELL_PATH])
     refused = _installed(venv_install, tmp_path / "s", "log", path=on_path)
     assert f"`{venv_install / 'memory-store'} --data-dir " in refused["error"]["message"]
+
+
+@pytest.mark.anyio
+async def test_mcp_cannot_ask_from_an_install_off_path_hands_over_a_command_that_runs(
+    venv_install_mcp: Path, tmp_path: Path
+) -> None:
+    # Claude Desktop and Cherry Studio start the server by its absolute path and cannot
+    # ask: turning memory on rests on the command the person is handed.
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    store = tmp_path / "desktop store"
+    params = StdioServerParameters(
+        command=str(venv_install_mcp / "memory-store"),
+        args=["--data-dir", str(store), "mcp"],
+        env={"PATH": SHELL_PATH},
+    )
+    async with Client(stdio_client(params)) as client:  # no elicitation
+        enable = data_of(await call(client, "memory_enable"))
+    assert enable["reason"] == "cannot_ask"
+    assert enable["command"].startswith(shlex.quote(str(venv_install_mcp / "memory-store")))
+    assert _in_a_shell(enable["command"])["data"]["consent_enabled"] is True

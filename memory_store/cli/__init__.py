@@ -319,12 +319,12 @@ def _serve_mcp(store: Any) -> None:
     try:
         from ..mcp import serve
     except ImportError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
-            raise
-        from ..hosts import install_hint
+        from ..hosts import missing_sdk
 
-        message, details = install_hint()
-        raise MemoryStoreError("INVALID_ARGUMENTS", message, details) from None
+        refused = missing_sdk(exc)  # --print-config refuses by the same rule
+        if refused is None:
+            raise
+        raise refused from None
     serve(store)
 
 
