@@ -176,8 +176,8 @@ FAMILY = (
             Option(
                 "host",
                 "choice",
-                "the host's own skills directory: claude (~/.claude/skills, the default) or "
-                "codex (~/.codex/skills)",
+                "the host's own skills directory: claude (~/.claude/skills, the default; Cursor "
+                "and VS Code read it too) or codex (~/.agents/skills)",
                 metavar="HOST",
                 choices=SKILL_HOSTS,
                 group="where",
