@@ -5,6 +5,7 @@ one line."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -203,10 +204,7 @@ def test_an_id_read_off_a_narrow_table_can_be_pasted_into_forget(wide: Path, col
 
 
 def test_the_undo_command_in_an_apply_table_stays_on_one_line(enabled: Path) -> None:
-    body = (
-        '{"scope": "object", "subject_id": "obj-a", "field": "fact", "value": "%s", '
-        '"source_type": "user_report"}' % LONG
-    )
+    body = json.dumps(delta(field="fact", value=LONG), ensure_ascii=False)
     shown = cli(
         "--format", "table", "apply", "--json", body, env={"COLUMNS": "50"}, check_envelope=False
     )
