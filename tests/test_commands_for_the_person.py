@@ -232,3 +232,25 @@ async def test_mcp_cannot_ask_from_an_install_off_path_hands_over_a_command_that
     assert enable["reason"] == "cannot_ask"
     assert enable["command"].startswith(shlex.quote(str(venv_install_mcp / "memory-store")))
     assert _in_a_shell(enable["command"])["data"]["consent_enabled"] is True
+
+
+def test_the_review_page_of_an_install_off_path_hands_over_commands_that_run(
+    venv_install: Path, tmp_path: Path
+) -> None:
+    import html
+    import re
+
+    store = tmp_path / "paused store"
+    _installed(venv_install, store, "enable", "--confirm")
+    _installed(venv_install, store, "apply", "--json", json.dumps(delta(value="小林")))
+    _installed(venv_install, store, "pause")
+    page = tmp_path / "page.html"
+    assert _installed(venv_install, store, "review", "--output", str(page))["ok"] is True
+    commands = [
+        html.unescape(c)
+        for c in re.findall(r'<code class="cmd">(.*?)</code>', page.read_text("utf-8"))
+    ]
+    script = shlex.quote(str(venv_install / "memory-store"))
+    assert commands and all(c.startswith(f"{script} --data-dir ") for c in commands), commands
+    (resume,) = {c for c in commands if c.endswith(" resume")}  # the paused note's, and the list's
+    assert _in_a_shell(resume)["data"]["paused"] is False
