@@ -392,10 +392,10 @@ def _run(
                 message = f"a command is required; see `{PROG} --help`"
             elif command and any(a.split("=")[0] in ("--format", "--data-dir") for a in args[1:]):
                 message += " (global options go before the command)"
-            elif "invalid choice" in message or "unrecognized arguments" in message:
+            elif any(w in message for w in ("invalid choice", "unrecognized arg", "one of: ")):
                 from .guidance import suggestion  # a mistyped word: what was probably meant
 
-                message, details = suggestion(message, command)
+                message, details = suggestion(message, command, args)
             raise MemoryStoreError("INVALID_ARGUMENTS", message, details) from None
         command, fmt = ns.command, ns.format
         return command, fmt, _call(ns), None

@@ -52,12 +52,20 @@ def _quoted(text: str) -> list[str]:
     return re.findall(r"'([^']*)'", text)
 
 
-def suggestion(message: str, command: str | None) -> tuple[str, dict[str, Any]]:
+def suggestion(message: str, command: str | None, args: list[str]) -> tuple[str, dict[str, Any]]:
     """argparse's message, with what the person probably meant: a command, an option's
-    value (``invalid choice``) or an option name (``unrecognized arguments``), by
+    value (argparse's ``invalid choice``, or a rule's ``must be one of``, the value read
+    back from ``args``) or an option name (``unrecognized arguments``), by
     ``difflib.get_close_matches``. Returns the message and the envelope's details
     (``did_you_mean``, empty when nothing is close)."""
     from difflib import get_close_matches
+
+    rule = re.match(r"argument (\S+): must be one of: (.*)$", message)
+    if rule is not None:
+        given = _value_of(rule.group(1), args)
+        allowed = rule.group(2).split(", ")
+        close = get_close_matches(given, allowed, n=3, cutoff=0.6) if given else []
+        return _with(message, close, ""), {"did_you_mean": close} if close else {}
 
     choice = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
     if choice is not None:
@@ -78,6 +86,17 @@ def suggestion(message: str, command: str | None) -> tuple[str, dict[str, Any]]:
                 close += get_close_matches(word.split("=")[0], flags, n=1, cutoff=0.6)
         return _with(message, close, ""), {"did_you_mean": close} if close else {}
     return message, {}
+
+
+def _value_of(flag: str, args: list[str]) -> str | None:
+    """The last value given to ``flag`` (``--flag VALUE`` or ``--flag=VALUE``)."""
+    found = None
+    for i, word in enumerate(args):
+        if word == flag and i + 1 < len(args):
+            found = args[i + 1]
+        elif word.startswith(flag + "="):
+            found = word.split("=", 1)[1]
+    return found
 
 
 def _with(message: str, close: list[str], see: str) -> str:

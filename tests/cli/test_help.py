@@ -151,6 +151,8 @@ def test_version() -> None:
         (["show", "--subjet-id", "obj-a"], "--subject-id"),
         (["mcp", "--print-config", "claude-cod"], "claude-code"),
         (["skill", "instal"], "install"),
+        (["show", "--scope", "objct"], "object"),
+        (["--format", "tabel", "status"], "table"),
     ],
 )
 def test_a_mistyped_word_gets_what_was_meant_in_the_envelope(args: list[str], meant: str) -> None:
