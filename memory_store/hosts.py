@@ -6,8 +6,10 @@ interpreter, else the interpreter with ``-m memory_store`` — because a GUI app
 does not inherit the shell's ``PATH``; the data directory in use is pinned with
 ``--data-dir`` in ``args``, because a host passes its server only a few
 environment variables of its own (and a GUI app another ``XDG_DATA_HOME``), so
-the server and the person's terminal always mean the same store. Nothing here
-imports the MCP SDK: printing a configuration needs no extra.
+the server and the person's terminal always mean the same store. A configuration is
+printed only by an install that can serve it: without the MCP SDK, ``--print-config``
+is refused as serving is (:func:`require_sdk`), never an ``ok`` the host then fails to
+start.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from .errors import MemoryStoreError
 
 SERVER_NAME = "memory-store"
 MCP_REQUIREMENT = "mcp>=2.3,<3"  # the `mcp` extra of pyproject.toml (tests/test_hosts.py checks)
@@ -59,16 +62,15 @@ NAMES = tuple(HOSTS)
 
 
 def server_command() -> tuple[str, list[str]]:
-    """(command, leading args) that start this very installation, as absolute paths.
+    """(command, leading args) that start this very installation, as absolute paths: its
+    console script (the one the commands handed to the person name,
+    ``storage.files.install_script``), else the interpreter with ``-m memory_store``."""
+    from .storage.files import install_script
 
-    ``sys.executable`` is kept as the interpreter was started, not resolved: in a
-    virtual environment it is a link whose location is what selects the packages.
-    """
-    python = os.path.abspath(sys.executable)
-    script = Path(python).parent / ("memory-store.exe" if os.name == "nt" else "memory-store")
-    if script.is_file():
-        return str(script), []
-    return python, ["-m", "memory_store"]
+    script = install_script()
+    if script is not None:
+        return script, []
+    return os.path.abspath(sys.executable), ["-m", "memory_store"]
 
 
 def _toml_string(text: str) -> str:
@@ -79,7 +81,8 @@ def _toml_string(text: str) -> str:
 def _text(host: str, command: str, args: list[str]) -> str:
     fmt = HOSTS[host][1]
     if fmt == "shell":
-        words = ["claude", "mcp", "add", SERVER_NAME, "--scope", "user", "--", command, *args]
+        # Claude Code's documented form: options before the name, the command after `--`
+        words = ["claude", "mcp", "add", "--scope", "user", SERVER_NAME, "--", command, *args]
         return shlex.join(words)
     if fmt == "toml":
         return (
@@ -123,6 +126,7 @@ def print_config(host: str, data_dir: str) -> dict[str, Any]:
             f"--print-config must be one of: {', '.join(NAMES)}",
             {"allowed": list(NAMES)},
         )
+    require_sdk()
     title, fmt, where, elicits = HOSTS[host]
     command, lead = server_command()
     args = [*lead, "--data-dir", data_dir, "mcp"]
@@ -161,3 +165,32 @@ def install_hint() -> tuple[str, dict[str, Any]]:
         'pip install ".[mcp]", pipx install --force ".[mcp]", uv tool install --force ".[mcp]"'
     )
     return message, {"install": install, "extra": "mcp", "requirement": MCP_REQUIREMENT}
+
+
+SDK_MODULES = ("mcp", "mcp_types", "pydantic", "anyio")  # what the server imports of the extra
+
+
+def missing_sdk(exc: ImportError) -> MemoryStoreError | None:
+    """The refusal for an install without the MCP SDK (INVALID_ARGUMENTS, naming the
+    install that adds it), when ``exc`` is the SDK missing; None for any other import
+    error. Serving (the command line's ``mcp``) and ``--print-config`` both refuse by it."""
+    if (exc.name or "").split(".")[0] not in SDK_MODULES:
+        return None
+    from .errors import MemoryStoreError as Refusal
+
+    message, details = install_hint()
+    return Refusal("INVALID_ARGUMENTS", message, details)
+
+
+def require_sdk() -> None:
+    """Import what the server imports of the SDK: refused as serving would be."""
+    from importlib import import_module
+
+    try:
+        for name in ("mcp.server.mcpserver", "mcp.server.stdio", "mcp_types", "pydantic", "anyio"):
+            import_module(name)
+    except ImportError as exc:
+        refused = missing_sdk(exc)
+        if refused is None:
+            raise
+        raise refused from None

@@ -4,8 +4,8 @@ A wheel carries the skill under ``memory_store/_skill/`` (``pyproject.toml`` map
 the checkout's root there); an editable install or a bare checkout reads it where
 it lies, beside the package. ``memory-store skill path`` says where that is;
 ``memory-store skill install`` copies it into the folder a host reads skills from
-(Claude Code ``~/.claude/skills/``, Codex ``~/.codex/skills/``, any other with a
-directory) under the skill's own name, ``memory-store``.
+(Claude Code ``~/.claude/skills/``, which Cursor and VS Code read too; Codex
+``~/.agents/skills/``, where Codex documents user skills; any other with a directory) under the skill's own name, ``memory-store``.
 
 These commands touch no store: they neither open nor create one, whatever the
 data directory. An installed copy that differs from the packaged one (an older
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
 SKILL_NAME = "memory-store"  # the folder's name must equal SKILL.md's `name` (Agent Skills)
 HOST_DIRS: dict[str, tuple[str, ...]] = {
-    "claude": (".claude", "skills"),  # Claude Code, per user
-    "codex": (".codex", "skills"),  # Codex CLI, per user
+    "claude": (".claude", "skills"),  # Claude Code per user; Cursor and VS Code read it too
+    "codex": (".agents", "skills"),  # Codex's documented user skills ($HOME/.agents/skills)
 }
 HOSTS = tuple(HOST_DIRS)
 DEFAULT_HOST = "claude"

@@ -1,7 +1,7 @@
 """Fixtures, one per job (the helpers they use are in ``support``).
 
 - ``private_store`` (autouse): every test, and every process it starts, uses a
-  throwaway data directory.
+  throwaway data directory, and finds this environment's ``memory-store`` on PATH.
 - ``enabled``: that store, with consent given.
 - ``people``: an enabled store with 小林 (obj-a, and an event) and 老王 (obj-b), for
   names that resolve to subjects.
@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,11 @@ def private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # Belt and braces: even the platformdirs fallback stays inside tmp_path.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.delenv("MEMORY_STORE_DEBUG", raising=False)
+    # As in a shell with this virtual environment activated, the commands handed to the
+    # person start with the bare `memory-store` (tests/test_commands_for_the_person.py
+    # installs one whose bin is not on PATH, where they start with its absolute path).
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
     monkeypatch.delenv("MEMORY_STORE_BUSY_TIMEOUT_MS", raising=False)
     return store_dir
 
@@ -106,3 +112,22 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert install.returncode == 0, install.stderr[-3000:]
     return site
+
+
+@pytest.fixture(scope="session")
+def venv_install(installed_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real virtual environment holding the wheel (no ``mcp`` extra), as a person makes
+    one; its ``bin``, which is on no PATH (``support.venvs``)."""
+    from support.venvs import make_venv
+
+    (wheel,) = installed_wheel.parent.glob("dist/*.whl")
+    return make_venv(tmp_path_factory.mktemp("venv-install"), wheel)
+
+
+@pytest.fixture(scope="session")
+def venv_install_mcp(installed_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same with the ``mcp`` extra: the install that serves a host."""
+    from support.venvs import make_venv
+
+    (wheel,) = installed_wheel.parent.glob("dist/*.whl")
+    return make_venv(tmp_path_factory.mktemp("venv-install-mcp"), wheel, extra="mcp")

@@ -1113,12 +1113,13 @@ def _readme_blocks() -> list[tuple[str, str]]:
 
 
 def test_readme_starts_with_the_install_and_test_commands() -> None:
-    """Contract §22: commands that work on a fresh Debian machine (a virtual environment
-    first; the project is on no package index), and CI runs the same test command."""
+    """Contract §22–23: commands that work on a fresh Debian machine (a virtual environment
+    first; the project is on no package index), the first installing the MCP extra
+    (serving a host is the main use), and CI runs the same test command."""
     lang, body = _readme_blocks()[0]
     lines = body.splitlines()
     venv = "python3 -m venv .venv && "
-    assert lines[0] == venv + ".venv/bin/pip install . && .venv/bin/memory-store status"
+    assert lines[0] == venv + '.venv/bin/pip install ".[mcp]" && .venv/bin/memory-store status'
     assert lines[1] == venv + '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest'
     ci = _read(ROOT / ".ci" / "run").splitlines()
     for step in lines[1].split(" && "):
@@ -1205,6 +1206,34 @@ def test_readme_links_the_worked_session() -> None:
     assert "(documentation/session.md)" in _read(README)
 
 
+def test_readme_names_the_python_the_project_requires() -> None:
+    import tomllib
+
+    required = tomllib.loads(_read(ROOT / "pyproject.toml"))["project"]["requires-python"]
+    version = required.removeprefix(">=")
+    assert f"Python {version} or newer" in _read(README), required
+
+
+def test_readme_puts_the_persons_path_first() -> None:
+    """Contract §23: install, connect the host, the skill, turn memory on — then the
+    rest; the library has its own document, and backup and restore are explained."""
+    text = _read(README)
+    steps = [
+        '.venv/bin/pip install ".[mcp]"',
+        "mcp --print-config claude-code",
+        "skill install",
+        "turn on memory",
+        "## Back up and restore",
+        "## For host developers",
+    ]
+    places = [text.index(step) for step in steps]
+    assert places == sorted(places), steps
+    assert "from memory_store import" not in text
+    assert "(documentation/library.md)" in text
+    for said in ("export --output", "import ", "-wal", "WAL"):
+        assert said in text[text.index("## Back up and restore") :], said
+
+
 def test_worked_session_is_real_output(private_store: Path) -> None:
     steps = _worked_session()
     commands = {a for args, _ in steps for a in args if a in COMMANDS}
@@ -1228,12 +1257,17 @@ def test_worked_session_is_real_output(private_store: Path) -> None:
             assert _normalize_json(result.env, day) == expected, args
 
 
-def test_readme_host_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    blocks = [body for lang, body in _readme_blocks() if lang == "python"]
-    assert blocks, "README has no Python example"
+def test_library_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _read(DOCS / "library.md")
+    blocks = [
+        body
+        for lang, body in re.findall(r"^```(\w*)\n(.*?)^```$", text, re.M | re.S)
+        if lang == "python"
+    ]
+    assert blocks, "documentation/library.md has no Python example"
     for body in blocks:
         code = body.replace('"/path/to/private/dir"', repr(str(tmp_path / "host")))
-        exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - our own README
+        exec(compile(code, "library.md", "exec"), {})  # noqa: S102 - our own document
     out = capsys.readouterr().out
     assert "SOURCE_NOT_ELIGIBLE 5 ['user_explicit', 'user_report']" in out
 

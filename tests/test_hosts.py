@@ -42,7 +42,8 @@ def _parse(fmt: str, text: str) -> tuple[str, list[str]]:
     """(command, args) from a configuration text, read as the host reads it."""
     if fmt == "shell":
         words = shlex.split(text)
-        assert words[:4] == ["claude", "mcp", "add", "memory-store"], words
+        # Claude Code's documented form: claude mcp add --scope user NAME -- COMMAND ARGS…
+        assert words[:6] == ["claude", "mcp", "add", "--scope", "user", "memory-store"], words
         rest = words[words.index("--") + 1 :]
         return rest[0], rest[1:]
     if fmt == "toml":
@@ -208,6 +209,44 @@ def test_no_document_or_message_installs_from_a_package_index() -> None:
         places += [p for p in (ROOT / folder).rglob("*") if p.suffix in (".md", ".py", ".json")]
     for path in places:
         assert not wrong.search(path.read_text(encoding="utf-8")), path
+
+
+# ---------------------------------------------------------------- an install without the extra
+
+
+def _from(bin_dir: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    proc = subprocess.run(
+        [str(bin_dir / "memory-store"), *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.stderr == "", proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_without_the_extra_print_config_is_refused_as_serving_is(
+    venv_install: Path, tmp_path: Path
+) -> None:
+    # A real virtual environment with the wheel and its dependencies, not the MCP SDK.
+    lacks = subprocess.run([str(venv_install / "python"), "-c", "import mcp"], capture_output=True)
+    assert lacks.returncode == 1 and b"ModuleNotFoundError" in lacks.stderr
+    store = ["--data-dir", str(tmp_path / "store")]
+    served = _from(venv_install, *store, "mcp")
+    for host in hosts.NAMES:
+        printed = _from(venv_install, *store, "mcp", "--print-config", host)
+        assert printed[0] == 2 and printed[1]["error"]["code"] == "INVALID_ARGUMENTS", host
+        assert printed[1]["error"] == served[1]["error"], host  # the same refusal, word for word
+    install = served[1]["error"]["details"]["install"]
+    assert install.startswith(shlex.quote(str(venv_install / "python")) + " -m pip install ")
+    assert not (tmp_path / "store").exists()
+
+
+def test_with_the_extra_print_config_names_the_installed_script(
+    venv_install_mcp: Path, tmp_path: Path
+) -> None:
+    code, printed = _from(
+        venv_install_mcp, "--data-dir", str(tmp_path), "mcp", "--print-config", "claude-code"
+    )
+    assert code == 0, printed
+    assert printed["data"]["command"] == str(venv_install_mcp / "memory-store")
 
 
 # ---------------------------------------------------------------- the server, started as printed

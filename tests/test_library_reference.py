@@ -1,4 +1,5 @@
-"""The library's reference: the README's table of ``MemoryStore`` lists every public method."""
+"""The library's reference: documentation/library.md's table of ``MemoryStore`` lists every
+public method."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from support import ROOT
 from memory_store import MemoryStore
 
 
-def test_readme_library_table_lists_every_public_method() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
+def test_library_table_lists_every_public_method() -> None:
+    readme = (ROOT / "documentation" / "library.md").read_text("utf-8")
     table = [line for line in readme.splitlines() if line.startswith("| ")]
     public = [name for name in dir(MemoryStore) if not name.startswith("_")]
     assert "search" in public and "hold" in public

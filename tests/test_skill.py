@@ -51,7 +51,7 @@ def _validate(folder: Path) -> None:
 
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
-    """A temporary HOME for the subprocess: ~/.claude and ~/.codex are under it."""
+    """A temporary HOME for the subprocess: ~/.claude and ~/.agents are under it."""
     (tmp_path / "home").mkdir()
     return {"HOME": str(tmp_path / "home")}
 
@@ -84,7 +84,7 @@ def test_install_for_claude_code_by_default(home: dict[str, str], private_store:
 
 def test_install_for_codex_and_path_reports_each_host(home: dict[str, str]) -> None:
     data = ok("skill", "install", "--host", "codex", spawn=True, env=home)
-    target = Path(home["HOME"]) / ".codex" / "skills" / "memory-store"
+    target = Path(home["HOME"]) / ".agents" / "skills" / "memory-store"
     assert data["path"] == str(target) and data["host"] == "codex"
     _validate(target)
     where = ok("skill", "path", spawn=True, env=home)

@@ -39,10 +39,14 @@ class _Parser(argparse.ArgumentParser):
         raise refused
 
     def format_help(self) -> str:
+        from .guidance import wrapped  # only for --help: prose reflowed to the terminal
+
         if self.command_name is None:  # the top-level parser: its epilog lists every family's
             from ..commands.catalog import listing  # commands, so it is written only for --help
 
             self.epilog = listing(PROG)
+        texts = (self.description, self.epilog)
+        self.description, self.epilog = (wrapped(t, _help_width(), PROG) for t in texts)
         return super().format_help()
 
     def _get_formatter(self) -> argparse.HelpFormatter:
@@ -67,10 +71,6 @@ def _help_width() -> int:
                 columns = 80
         _WIDTH.append(max(columns - 2, 20))
     return _WIDTH[0]
-
-
-def _untranslated(message: str) -> str:
-    return message
 
 
 class _Lazy:
@@ -294,7 +294,7 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     # answer is always the English text, and skipping the search saves a twentieth of
     # a `status` call. Nor are its patterns compiled (_LazyRe). Both restored after.
     saved, saved_re = argparse._, argparse._re  # type: ignore[attr-defined]
-    argparse._, argparse._re = _untranslated, _LazyRe()  # type: ignore[attr-defined]
+    argparse._, argparse._re = str, _LazyRe()  # type: ignore[attr-defined] # str: the identity
     try:
         if argv[:1] and argv[0] in FAMILY_OF and "--" not in argv:
             # The usual call names its command first, and the top parser would only hand
@@ -319,12 +319,12 @@ def _serve_mcp(store: Any) -> None:
     try:
         from ..mcp import serve
     except ImportError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "pydantic", "anyio"):
-            raise
-        from ..hosts import install_hint
+        from ..hosts import missing_sdk
 
-        message, details = install_hint()
-        raise MemoryStoreError("INVALID_ARGUMENTS", message, details) from None
+        refused = missing_sdk(exc)  # --print-config refuses by the same rule
+        if refused is None:
+            raise
+        raise refused from None
     serve(store)
 
 
@@ -387,13 +387,16 @@ def _run(
         except MemoryStoreError as exc:
             if not hasattr(exc, "command"):
                 raise  # not the parser's (_Parser.error): as it is
-            command = exc.command
-            message = exc.message
+            command, message, details = exc.command, exc.message, dict[str, "Any"]()
             if "required: COMMAND" in message:
                 message = f"a command is required; see `{PROG} --help`"
             elif command and any(a.split("=")[0] in ("--format", "--data-dir") for a in args[1:]):
                 message += " (global options go before the command)"
-            raise MemoryStoreError("INVALID_ARGUMENTS", message, {}) from None
+            elif any(w in message for w in ("invalid choice", "unrecognized arg", "one of: ")):
+                from .guidance import suggestion  # a mistyped word: what was probably meant
+
+                message, details = suggestion(message, command, args)
+            raise MemoryStoreError("INVALID_ARGUMENTS", message, details) from None
         command, fmt = ns.command, ns.format
         return command, fmt, _call(ns), None
     except MemoryStoreError as exc:
@@ -418,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help: the one exception to the envelope
         return exc.code if isinstance(exc.code, int) else 0
     status = error.exit_status if error is not None else 0
-    if error is None and data is None and command is not None and _serves(command):
+    if error is None and data is None and command is not None and declared(command).serves:
         return 0  # stdout was the server's wire: no envelope after it
     try:
         _emit(command, fmt, data, error)
@@ -432,10 +435,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 COMMANDS: dict[str, Command]  # commands.COMMANDS, read through __getattr__ below
-
-
-def _serves(name: str) -> bool:
-    return declared(name).serves
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,6 @@
 """Human tables for ``--format table`` (tabulate, imported only here): one table per
-command's data, fitted to the terminal. The JSON envelope is ``errors.py``'s."""
+command's data, fitted to the terminal by wrapping long text, never an id (contract
+§23). The JSON envelope is ``errors.py``'s."""
 
 from __future__ import annotations
 
@@ -27,14 +28,19 @@ def _cell(value: Any) -> str:
 
 NUMERIC = ("rows", "max", "index")  # the columns that hold counts (right-aligned)
 GAP = 2  # tabulate's "simple" and "plain" formats put two spaces between columns
-NARROWEST = 6  # a column is never clipped below this many display columns
-# Clipped first, in this order, when a table is wider than the terminal: the free text.
-CLIP_FIRST = ("value", "summary", "message", "source_ref", "display_label", "path", "2")
+# The free text, wrapped when a table is wider than the terminal (the widest first), down
+# to TEXT_FLOOR display columns; every other column (ids, codes, times) stays whole, and a
+# table that still does not fit is shown as one block of pairs per row.
+WRAP = ("value", "summary", "message", "source_ref", "display_label")
+TEXT_FLOOR = 16
+# In a block of pairs, the values under these keys stay on one line whatever the width:
+# a person pastes them (`forget ID`, the undo command), and a line break would cut them.
+WHOLE = ("id", "op_id", "past_id", "memory_id", "subject_id", "undo_hint", "command")
 
 
 def terminal_width() -> int | None:
     """The width to fit tables to: ``COLUMNS``, else the terminal's; None when stdout is
-    not a terminal (a file or a pipe gets every value whole)."""
+    not a terminal (a file or a pipe gets every value on one line)."""
     import os
     import shutil
 
@@ -52,43 +58,65 @@ def _is_terminal() -> bool:
         return False
 
 
-def clip(text: str, width: int) -> str:
-    """``text`` cut to ``width`` display columns (wide CJK characters count two), ending
-    in … when it was cut."""
+def wrap(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` display columns (wide CJK characters count
+    two), nothing cut off: broken at the last space, or beside a wide character (Chinese
+    has no spaces), else inside a word only when one word is wider than the line."""
     from wcwidth import wcswidth, wcwidth
 
     if wcswidth(text) <= width:
         return text
-    out, used = [], 0
+    lines: list[str] = []
+    line: list[tuple[str, int]] = []
+    used = 0
     for ch in text:
         w = max(wcwidth(ch), 0)
-        if used + w > width - 1:
-            break
-        out.append(ch)
+        if used + w > width and line:
+            if ch == " ":
+                lines.append("".join(c for c, _ in line))
+                line, used = [], 0
+                continue
+            cut = _break_at(line, w)
+            lines.append("".join(c for c, _ in line[:cut]).rstrip(" "))
+            line = line[cut:]
+            used = sum(cw for _, cw in line)
+        line.append((ch, w))
         used += w
-    return "".join(out) + "…"
+    lines.append("".join(c for c, _ in line))
+    return "\n".join(lines)
+
+
+def _break_at(line: list[tuple[str, int]], next_width: int) -> int:
+    """Where to end a full line (characters and their widths) before a character of
+    ``next_width``: after its last space or beside its last wide character."""
+    if next_width > 1:
+        return len(line)  # the next character is wide: break right before it
+    for i in range(len(line) - 1, 0, -1):
+        if line[i][0] == " " or line[i - 1][0] == " ":
+            return i + 1 if line[i][0] == " " else i
+        if line[i - 1][1] > 1:
+            return i  # after a wide character
+    return len(line)
 
 
 def fit_widths(natural: list[int], names: list[str], width: int) -> list[int]:
-    """Column widths whose sum, with the gaps, fits ``width``: the free-text columns
-    (``CLIP_FIRST``) give way first, the widest of them first, then any column, never
-    below ``NARROWEST``. A table that cannot fit keeps every column at that floor."""
+    """Column widths whose sum, with the gaps, fits ``width`` where it can: only the
+    free-text columns (``WRAP``) give way, the widest first, never below
+    ``TEXT_FLOOR``."""
     widths = list(natural)
     room = width - GAP * (len(widths) - 1)
-    first = [i for i, n in enumerate(names) if n in CLIP_FIRST]
-    for group in (first, range(len(widths))):
-        while sum(widths) > room:
-            wide = [i for i in group if widths[i] > NARROWEST]
-            if not wide:
-                break
-            i = max(wide, key=lambda k: widths[k])
-            widths[i] -= 1
+    text = [i for i, n in enumerate(names) if n in WRAP]
+    while sum(widths) > room:
+        wide = [i for i in text if widths[i] > TEXT_FLOOR]
+        if not wide:
+            break
+        widths[max(wide, key=lambda k: widths[k])] -= 1
     return widths
 
 
 def _grid(cells: list[list[str]], headers: list[str], fmt: str = "simple") -> str:
     """tabulate of ``cells``; on a terminal too narrow for it, the empty columns are left
-    out and the others clipped (headers included) so that every line fits."""
+    out and the free text wrapped so that every line fits."""
     import tabulate
 
     width = terminal_width()
@@ -101,7 +129,7 @@ def _grid(cells: list[list[str]], headers: list[str], fmt: str = "simple") -> st
             # Only counts are numbers; a stored value such as "007" is text and stays as it is.
             text = [i for i, h in enumerate(headers) if h not in NUMERIC]
             return tabulate.tabulate(cells, headers=headers, tablefmt=fmt, disable_numparse=text)
-        return tabulate.tabulate(cells, tablefmt=fmt)
+        return tabulate.tabulate(cells, tablefmt=fmt, disable_numparse=True)
     finally:
         tabulate.MIN_PADDING = saved
 
@@ -117,15 +145,16 @@ def _fitted(
     columns = range(len(cells[0]))
     if sum(map(natural, columns)) + GAP * (len(cells[0]) - 1) <= width:
         return cells, headers
-    if headers:  # a column with no value says nothing: leave it out before clipping any
-        keep = [c for c in columns if any(r[c] for r in cells)]
-        cells = [[r[c] for c in keep] for r in cells]
-        headers = [headers[c] for c in keep]
-        columns = range(len(keep))
-    names = headers or [str(c) for c in columns]
-    widths = fit_widths([natural(c) for c in columns], names, width)
-    cells = [[clip(v, w) for v, w in zip(row, widths, strict=True)] for row in cells]
-    return cells, [clip(h, w) for h, w in zip(headers, widths, strict=False)]
+    if not headers:  # a block of pairs: keys whole, values wrapped unless pasted (WHOLE)
+        room = max(width - natural(0) - GAP, TEXT_FLOOR)
+        return [[k, v if k in WHOLE else wrap(v, room)] for k, v in cells], headers
+    # a column with no value says nothing: leave it out before wrapping any
+    keep = [c for c in columns if any(r[c] for r in cells)]
+    cells = [[r[c] for c in keep] for r in cells]
+    headers = [headers[c] for c in keep]
+    widths = fit_widths([natural(c) for c in range(len(keep))], headers, width)
+    cells = [[wrap(v, w) for v, w in zip(row, widths, strict=True)] for row in cells]
+    return cells, headers
 
 
 def _rows_table(rows: list[dict[str, Any]], columns: tuple[str, ...] | list[str]) -> str:
@@ -133,16 +162,24 @@ def _rows_table(rows: list[dict[str, Any]], columns: tuple[str, ...] | list[str]
         return "(none)"
     cells = [[_cell(r.get(c)) for c in columns] for r in rows]
     width = terminal_width()
-    if width is not None and not _can_fit(cells, width):
+    if width is not None and not _can_fit(cells, columns, width):
         # Too many columns for this terminal even clipped: one block of pairs per row.
         blocks = [_pairs({c: v for c, v in zip(columns, row, strict=True) if v}) for row in cells]
         return "\n\n".join(blocks)
     return _grid(cells, list(columns))
 
 
-def _can_fit(cells: list[list[str]], width: int) -> bool:
-    used = [c for c in range(len(cells[0])) if any(r[c] for r in cells)]
-    return len(used) * NARROWEST + GAP * (len(used) - 1) <= width
+def _can_fit(cells: list[list[str]], columns: tuple[str, ...] | list[str], width: int) -> bool:
+    """Whether the row table fits ``width`` once its free text is wrapped: every other
+    column at its own width, the free text at ``TEXT_FLOOR`` (or less when shorter)."""
+    from wcwidth import wcswidth
+
+    need = []
+    for c, name in enumerate(columns):
+        if any(r[c] for r in cells):
+            longest = max([wcswidth(name)] + [wcswidth(r[c]) for r in cells])
+            need.append(min(longest, TEXT_FLOOR) if name in WRAP else longest)
+    return sum(need) + GAP * (len(need) - 1) <= width
 
 
 def _pairs(data: dict[str, Any], skip: tuple[str, ...] = ()) -> str:

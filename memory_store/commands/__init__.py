@@ -226,11 +226,21 @@ EXAMPLES: dict[str, str] = {
 examples:
   memory-store apply --json '{"scope": "object", "subject_id": "obj-a", "field": "display_label", "value": "小林（读书会认识的设计师）", "source_type": "user_report"}'
   memory-store apply --json '{"deltas": [{"scope": "event", "subject_id": "obj-a", "field": "first_date", "value": "一起去看了展览", "source_type": "user_report", "occurred_at": "2026-08-02"}, {"scope": "user", "field": "relationship_goal", "value": "想找认真的关系", "source_type": "user_explicit"}]}'
+  memory-store apply --json '{"scope": "object", "subject_id": "obj-a", "field": "fact_job", "value": "家具设计师", "source_type": "user_report", "correction": true}'
+  memory-store apply --json '{"scope": "object", "subject_id": "obj-a", "field": "occupation", "value": "辞职后去杭州当老师了", "source_type": "user_report", "replaces": "m-0123456789abcdef"}'
+  memory-store apply --json '{"action": "end", "scope": "object", "subject_id": "obj-a", "field": "occupation", "occurred_at": "2026-11-20"}'
+  memory-store apply --json '{"scope": "event", "subject_id": "obj-a", "field": "milestone", "value": "第一次见面：读书会上认识", "source_type": "user_report", "occurred_at": "2026-03-14", "pinned": true}'
   memory-store apply --file delta.json --dry-run
 
 subject_id is a code (obj-a); the person's name goes in display_label. occurred_at
-is a date like 2026-08-02: work out "last Saturday" first. The rules of every key:
-references/memory-rules.md and schemas/delta.schema.json.""",
+is a date like 2026-08-02: work out "last Saturday" first. "correction": true
+rewrites a value that was wrong all along (no past value is kept); "replaces" names
+the row the new value takes over from (its id, from the result's related or from
+show); "action": "end" records that something stopped, on occurred_at, keeping what
+it was; "pinned": true keeps a milestone from being pruned. The rules of every key
+are in the skill's references/memory-rules.md, references/time.md and
+references/schemas/delta.schema.json (`memory-store skill path` says where the
+installed skill is).""",
 }
 ROW = "row"
 ROWS = "list of rows"

@@ -154,8 +154,9 @@ FAMILY = (
         "Serving needs the `mcp` extra, installed from a checkout or a wheel "
         '(`pip install ".[mcp]"`; without it: `INVALID_ARGUMENTS`, naming the install for this '
         "environment); stdout then carries only JSON-RPC until the client closes standard "
-        "input, and no envelope is printed on success. `--print-config` needs no extra and "
-        "starts nothing: it prints the envelope. See `documentation/mcp.md` and "
+        "input, and no envelope is printed on success. `--print-config` starts nothing and "
+        "prints the envelope, but only where the server could start: without the extra it is "
+        "refused the same way. See `documentation/mcp.md` and "
         "`documentation/hosts.md`.",
         serves=True,
     ),
@@ -175,8 +176,8 @@ FAMILY = (
             Option(
                 "host",
                 "choice",
-                "the host's own skills directory: claude (~/.claude/skills, the default) or "
-                "codex (~/.codex/skills)",
+                "the host's own skills directory: claude (~/.claude/skills, the default; Cursor "
+                "and VS Code read it too) or codex (~/.agents/skills)",
                 metavar="HOST",
                 choices=SKILL_HOSTS,
                 group="where",

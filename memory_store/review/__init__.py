@@ -288,6 +288,7 @@ def _overview(
         (bi("可撤销的操作", "Undoable operations"), undoable),
     ]
     stat_html = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in stats)
+    resume = page.cmd("resume") if "{resume}" in note_zh else ""
     links = "".join(
         f'<a href="#p{i}">{e(page.labels.get(s) or s)}</a>' for i, (s, _) in enumerate(people, 1)
     )
@@ -295,7 +296,7 @@ def _overview(
     return (
         f'<section class="card overview"><h2>{bi("概览", "Overview")}</h2>'
         f'<p>{bi("同意状态", "Consent")}: <span class="pill state-{state}">{bi(zh, en)}</span>{since_text}'
-        f'<br><span class="note">{say(note_zh, note_en)}</span></p>'
+        f'<br><span class="note">{say(note_zh, note_en).replace("{resume}", resume)}</span></p>'
         f'<dl class="stats">{stat_html}</dl>{people_html}</section>'
     )
 

@@ -52,8 +52,8 @@ CONSENT = {
     "paused": (
         "已暂停",
         "Paused",
-        "助手暂时不保存也不回忆，memory-store resume 可恢复。",
-        "The assistant neither saves nor recalls until memory-store resume.",
+        "助手暂时不保存也不回忆，{resume} 可恢复。",  # {resume}: the command, for this install
+        "The assistant neither saves nor recalls until {resume}.",
     ),
     "revoked": (
         "已撤回",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 from ..errors import MemoryStoreError, unavailable
 
@@ -74,18 +75,62 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     return normal_path(user_data_dir(APP_NAME, appauthor=False))
 
 
+def install_script() -> str | None:
+    """The console script of the install that is running, or None (a checkout run with
+    ``python -m``): the one beside ``sys.executable``, kept as the interpreter was
+    started — in a virtual environment that link's location is what selects the
+    packages."""
+    python = os.path.abspath(sys.executable)
+    script = os.path.join(os.path.dirname(python), APP_NAME + (".exe" if os.name == "nt" else ""))
+    return script if os.path.isfile(script) else None
+
+
+_PROGRAM: list[tuple[str | None, str]] = []  # (PATH, the words): asked once per PATH
+
+
+def program() -> str:
+    """The words that start this install, as the person's shell must be given them.
+
+    The bare ``memory-store`` only where the shell would find this very install
+    (``shutil.which`` resolves to the running install's script): a virtual
+    environment's ``bin`` is on no one's PATH unless activated, and another
+    ``memory-store`` found first would be another install, perhaps another release.
+    Else the script's absolute path, one shell word; else the interpreter with
+    ``-m memory_store``. Computed only when a command is handed over (``shutil``
+    costs the per-turn paths ~3 ms) and kept for as long as PATH is unchanged.
+    """
+    from shlex import quote
+
+    path = os.environ.get("PATH")
+    if _PROGRAM and _PROGRAM[0][0] == path:
+        return _PROGRAM[0][1]
+    script = install_script()
+    if script is None:
+        words = f"{quote(os.path.abspath(sys.executable))} -m memory_store"
+    else:
+        import shutil
+
+        found = shutil.which(APP_NAME)
+        same = found is not None and os.path.realpath(found) == os.path.realpath(script)
+        words = APP_NAME if same else quote(script)
+    _PROGRAM[:] = [(path, words)]
+    return words
+
+
 def command_line(data_dir: str | None, *words: str) -> str:
     """The text of a command handed to the person: ``memory-store [--data-dir DIR] WORDS…``.
 
-    ``data_dir`` is None for the platform default store, which the person's
-    terminal finds by itself; any other directory is named, because their
-    terminal has neither the host's arguments nor its environment (contract
-    §22). Every word is shell-quoted, so the line can be pasted as it is.
+    The program is :func:`program`: the bare name where the person's shell finds
+    this install, else its absolute path (contract §23). ``data_dir`` is None for
+    the platform default store, which the person's terminal finds by itself; any
+    other directory is named, because their terminal has neither the host's
+    arguments nor its environment (contract §22). Every word is shell-quoted, so
+    the line can be pasted as it is.
     """
     from shlex import quote
 
     named = ("--data-dir", data_dir) if data_dir is not None else ()
-    return " ".join(quote(w) for w in (APP_NAME, *named, *words))
+    return " ".join((program(), *(quote(w) for w in (*named, *words))))
 
 
 class Location:

@@ -8,6 +8,7 @@ and reading them creates no store.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -49,7 +50,11 @@ def test_every_subcommand_help_in_process(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
+    """Contract §23: apply's examples show a correction, a replacement, an end and a pin;
+    each validates against the real delta schema and field rules, and, run in order on a
+    real store (the id `replaces` names being the row it replaces), each is applied."""
     from memory_store.commands import EXAMPLES
+    from memory_store.writes import validation
 
     help_text = run_cli("apply", "--help", check_envelope=False)
     assert help_text.code == 0 and "examples:" in help_text.stdout
@@ -57,10 +62,46 @@ def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
     ok("enable", "--confirm")
     lines = [line.strip() for line in EXAMPLES["apply"].splitlines()]
     runnable = [line for line in lines if line.startswith("memory-store apply --json")]
-    assert len(runnable) == 2
-    for line in runnable:
-        result = ok(*shlex.split(line)[1:], "--dry-run")
-        assert result["dry_run"] is True and result["results"]
+    bodies = [shlex.split(line)[3] for line in runnable]
+    for needed in ('"correction": true', '"replaces"', '"action": "end"', '"pinned": true'):
+        assert any(needed in body for body in bodies), needed
+    actions = []
+    for body in bodies:
+        validation.load_deltas(validation.parse_body(body))  # raises if the schema refuses it
+        if '"replaces"' in body:
+            (job,) = [m for m in ok("show")["memories"] if m["field"] == "fact_job"]
+            body = body.replace("m-0123456789abcdef", job["id"])
+        actions += [r["action"] for r in ok("apply", "--json", body)["results"]]
+    assert "ended" in actions and len(actions) == len(bodies) + 1  # the batch holds two
+    (tmp := private_store.parent / "delta.json").write_text(bodies[0], encoding="utf-8")
+    assert ok("apply", "--file", str(tmp), "--dry-run")["dry_run"] is True  # the last example
+
+
+def test_apply_help_points_at_files_an_install_has() -> None:
+    """Not a checkout's paths: the installed skill's, which `skill path` finds."""
+    from memory_store.commands import EXAMPLES
+
+    folder = Path(ok("skill", "path")["path"])
+    for name in re.findall(r"references/[\w/.-]+\.(?:md|json)", EXAMPLES["apply"]):
+        assert (folder / name).is_file(), name
+    assert "memory-store skill path" in EXAMPLES["apply"]
+
+
+def test_help_is_wrapped_to_the_terminal_but_examples_stay_whole() -> None:
+    for args in (["--help"], ["apply", "--help"], ["mcp", "--help"]):
+        shown = run_cli(*args, check_envelope=False, env={"COLUMNS": "60"})
+        assert shown.code == 0
+        for line in shown.stdout.splitlines():
+            if not line.lstrip().startswith("memory-store apply "):
+                assert len(line) <= 60, (args, line)
+    examples = [line for line in shown.stdout.splitlines() if "apply --json" in line]
+    assert not examples  # mcp's help shows none
+    apply = run_cli("apply", "--help", check_envelope=False, env={"COLUMNS": "60"}).stdout
+    from memory_store.commands import EXAMPLES
+
+    for line in EXAMPLES["apply"].splitlines():
+        if line.lstrip().startswith("memory-store "):
+            assert line in apply.splitlines()  # one line, to paste whole
 
 
 def test_pause_help_names_what_it_stops_and_it_stops_them(private_store: Path) -> None:
@@ -100,3 +141,28 @@ def test_version() -> None:
     )
     assert proc.stderr == ""
     json.dumps(proc.stdout)  # plain text, not an envelope
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["stauts"], "status"),
+        (["forget-objet", "obj-a", "--confirm"], "forget-object"),
+        (["show", "--subjet-id", "obj-a"], "--subject-id"),
+        (["mcp", "--print-config", "claude-cod"], "claude-code"),
+        (["skill", "instal"], "install"),
+        (["show", "--scope", "objct"], "object"),
+        (["--format", "tabel", "status"], "table"),
+    ],
+)
+def test_a_mistyped_word_gets_what_was_meant_in_the_envelope(args: list[str], meant: str) -> None:
+    failed = run_cli(*args)  # a real process: exit status 2 and one envelope
+    assert failed.code == 2 and failed.env["error"]["code"] == "INVALID_ARGUMENTS"
+    assert failed.env["error"]["details"]["did_you_mean"][0] == meant
+    assert f"did you mean {meant}" in failed.env["error"]["message"]
+
+
+def test_a_word_close_to_nothing_gets_no_guess() -> None:
+    failed = run_cli("xyzzy")
+    assert failed.code == 2 and failed.env["error"]["details"] == {}
+    assert "--help" in failed.env["error"]["message"]

@@ -1,9 +1,11 @@
-"""--format table (contract §4, §16, §22): columns line up by display width, Chinese
-included; tables fit the terminal's width, clipping long values, and a pipe gets every
-value whole."""
+"""--format table (contract §4, §16, §22, §23): columns line up by display width, Chinese
+included; tables fit the terminal's width by wrapping long values, never cutting them and
+never breaking an id (a person pastes it into `forget`), and a pipe gets every value on
+one line."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -108,6 +110,7 @@ def wide(private_store: Path) -> Path:
 def test_tables_fit_the_terminal(wide: Path, command: list[str], columns: int) -> None:
     from wcwidth import wcswidth
 
+    ids = [m["id"] for m in ok("show")["memories"]]
     shown = cli("--format", "table", *command, env={"COLUMNS": str(columns)}, check_envelope=False)
     assert shown.code == 0 and shown.stderr == ""
     lines = shown.stdout.splitlines()
@@ -115,8 +118,52 @@ def test_tables_fit_the_terminal(wide: Path, command: list[str], columns: int) -
     assert "{" not in shown.stdout or command == ["status"]  # rows are tables, not JSON blobs
     _check_aligned(shown.stdout)
     if command[0] in ("search", "show"):
-        assert "…" in shown.stdout and LONG not in shown.stdout
+        assert "…" not in shown.stdout  # wrapped where too long, never clipped
+        values = _values_under(shown.stdout, "value")
+        assert _squeezed(LONG) in map(_squeezed, values), values  # every character of it
         assert "007" in shown.stdout  # a value that looks like a number stays text
+        for memory_id in ids:
+            assert re.search(rf"(^|\s){memory_id}(\s|$)", shown.stdout, re.M), memory_id
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def _slice(line: str, start: int, stop: int | None) -> str:
+    return "".join(ch for col, ch in _cells(line) if col >= start and (stop is None or col < stop))
+
+
+def _values_under(table: str, name: str) -> list[str]:
+    """Each row's whole text in column ``name``, its wrapped lines joined: from a tabulate
+    table (a header over a dashed rule) or a block of pairs (``name`` then its value)."""
+    lines = table.splitlines()
+    found: list[str] = []
+    for i, line in enumerate(lines[:-1]):
+        rule = lines[i + 1]
+        if rule and not set(rule) - {"-", " "} and re.search(rf"(^|\s){name}(\s|$)", line):
+            runs = [m.start() for m in re.finditer(r"-+", rule)]
+            at = next(col for col, _ in _cells(line) if _slice(line, col, None).startswith(name))
+            k = runs.index(at)
+            stop = runs[k + 1] if k + 1 < len(runs) else None
+            for row in lines[i + 2 :]:
+                if not row.strip():
+                    break
+                cell = _slice(row, at, stop).strip()
+                if _slice(row, 0, runs[1] if len(runs) > 1 else None).strip() or not found:
+                    found.append(cell)
+                else:
+                    found[-1] += " " + cell
+    for i, line in enumerate(lines):
+        if line.startswith(name + " "):
+            at = len(line) - len(line[len(name) :].lstrip())
+            value = [line[at:]]
+            for more in lines[i + 1 :]:
+                if not more.startswith(" " * at) or not more.strip():
+                    break
+                value.append(more.strip())
+            found.append(" ".join(value))
+    return found
 
 
 def test_search_table_shows_rows_as_columns(wide: Path) -> None:
@@ -137,3 +184,30 @@ def test_search_table_shows_rows_as_columns(wide: Path) -> None:
 def test_a_pipe_gets_every_value_whole(wide: Path) -> None:
     piped = run_cli("--format", "table", "show", check_envelope=False, env={"COLUMNS": ""})
     assert piped.code == 0 and LONG in piped.stdout  # stdout is a pipe: nothing clipped
+
+
+@pytest.mark.parametrize("columns", [100, 72])
+def test_an_id_read_off_a_narrow_table_can_be_pasted_into_forget(wide: Path, columns: int) -> None:
+    shown = cli(
+        "--format",
+        "table",
+        "search",
+        "--query",
+        "设计师",
+        env={"COLUMNS": str(columns)},
+        check_envelope=False,
+    )
+    (memory_id,) = re.findall(r"\bm-[0-9a-f]{16}\b", shown.stdout)[:1]
+    forgot = ok("forget", memory_id, "--confirm")
+    assert forgot["deleted"] == 1
+    assert LONG not in [m["value"] for m in ok("show")["memories"]]
+
+
+def test_the_undo_command_in_an_apply_table_stays_on_one_line(enabled: Path) -> None:
+    body = json.dumps(delta(field="fact", value=LONG), ensure_ascii=False)
+    shown = cli(
+        "--format", "table", "apply", "--json", body, env={"COLUMNS": "50"}, check_envelope=False
+    )
+    (line,) = [line for line in shown.stdout.splitlines() if line.startswith("undo_hint")]
+    words = line.split(None, 1)[1].split()
+    assert words[-3:-1] == ["undo", "--op-id"] and words[-1].startswith("op-")

@@ -34,7 +34,9 @@
 
 Modules beside this one: ``browser`` (a real headless Chromium and review pages of a
 real store), ``oldstore`` (stores as an earlier schema version left them, for the
-migration tests), ``timekit`` (the tests of memory that knows time, §20).
+migration tests), ``timekit`` (the tests of memory that knows time, §20), ``venvs`` (a
+real virtual environment holding the built wheel, with or without the ``mcp`` extra,
+whose ``bin`` is on no PATH: conftest's ``venv_install`` and ``venv_install_mcp``).
 """
 
 from __future__ import annotations
