@@ -37,7 +37,7 @@ from ..commands import Command, Option
 from ..commands.catalog import COMMANDS
 from ..errors import MemoryStoreError
 from .confirmation import Confirm, confirmed, resolver
-from .results import refusal, run_tool, with_signature
+from .results import refusal, refusal_of, refusal_text, run_tool, with_signature
 from .wire import CheckedLines, refusals
 
 INSTRUCTIONS = """\
@@ -192,32 +192,26 @@ def _serialize_calls(lock: anyio.Lock) -> Any:
 
 def _uniform_errors() -> Any:
     """The SDK's own tool errors (unknown tool, arguments that fail validation, a crash)
-    carry the same ``{code, message, details}`` as ours, never a traceback."""
+    carry the same ``{code, message, details}`` as ours, as text, never a traceback."""
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         result = await call_next(ctx)
-        if (
-            ctx.method == "tools/call"
-            and isinstance(result, dict)
-            and result.get("isError")
-            and result.get("structuredContent") is None
-        ):
-            name = (ctx.params or {}).get("name")
-            text = "".join(
-                c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"
-            )
-            prefix = f"Error executing tool {name}"
-            if text == prefix:
-                code, message = "INTERNAL_ERROR", "the memory server failed unexpectedly"
-            else:
-                code, message = "INVALID_ARGUMENTS", text.removeprefix(prefix + ": ")
-            payload = {"code": code, "message": message, "details": {"tool": name}}
-            result = {
-                **result,
-                "content": [{"type": "text", "text": f"{code}: {message}"}],
-                "structuredContent": payload,
-            }
-        return result
+        if not (ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError")):
+            return result
+        text = "".join(
+            c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"
+        )
+        if refusal_of(text) is not None:  # one of ours
+            return result
+        name = (ctx.params or {}).get("name")
+        prefix = f"Error executing tool {name}"
+        if text == prefix:
+            code, message = "INTERNAL_ERROR", "the memory server failed unexpectedly"
+        else:
+            code, message = "INVALID_ARGUMENTS", text.removeprefix(prefix + ": ")
+        payload = {"code": code, "message": message, "details": {"tool": name}}
+        answer = {k: v for k, v in result.items() if k != "structuredContent"}
+        return {**answer, "content": [{"type": "text", "text": refusal_text(payload)}]}
 
     return middleware
 

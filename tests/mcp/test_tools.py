@@ -226,7 +226,8 @@ async def test_every_model_callable_tool_returns_the_clis_data(store: Any, mode:
 @pytest.mark.parametrize("mode", MODES)
 async def test_refusals_are_tool_errors_with_the_contracts_code(store: Any, mode: str) -> None:
     async with Client(build_server(store), mode=mode) as client:
-        refused(await call(client, "memory_context"), "NOT_INITIALIZED")
+        absent = refused(await call(client, "memory_context"), "NOT_INITIALIZED")
+        assert "memory_enable" in absent["message"]  # the fix in the tools' terms
         ok("enable", "--confirm")
         refused(await call(client, "memory_apply"), "INVALID_DELTA")
         bad = await call(client, "memory_apply", delta=delta(value="   "))
@@ -237,6 +238,8 @@ async def test_refusals_are_tool_errors_with_the_contracts_code(store: Any, mode
         assert "13812345678" not in json.dumps(refused(secret, "SENSITIVE_REJECTED"))
         guess = delta(field="mbti", value="INFJ", source="assistant_inference")
         refused(await call(client, "memory_apply", delta=guess), "SOURCE_NOT_ELIGIBLE")
+        nobody = await call(client, "memory_forget_object", subject_id="obj-zz")
+        assert refused(nobody, "SUBJECT_NOT_FOUND")["details"]["known_subjects"] == []
         full = [delta(field=f"f{i}", value=f"v{i}") for i in range(16)]
         refused(await call(client, "memory_apply", deltas=full), "MEMORY_LIMIT_REACHED")
         gone = {"action": "delete", "id": "m-0000000000000000"}

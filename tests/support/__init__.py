@@ -490,12 +490,22 @@ def data_of(result: Any) -> dict[str, Any]:
     return result.structured_content
 
 
+def refusal_payload(text: str) -> dict[str, Any]:
+    """The contract's ``{code, message, details}`` a refusal's text carries, as JSON."""
+    payload = json.loads(text)
+    assert set(payload) == {"code", "message", "details"}, payload
+    return payload
+
+
 def refused(result: Any, code: str) -> dict[str, Any]:
-    """An MCP tool error carrying the contract's ``{code, message, details}``."""
+    """An MCP tool error carrying the contract's ``{code, message, details}`` as its text,
+    and no structured content (which the tool's outputSchema, a success's shape, would
+    not describe: the TypeScript SDK 1.x then hides the code)."""
     assert result.is_error is True, result
-    payload = result.structured_content
-    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
-    assert result.content[0].text.startswith(f"{code}: ")
+    assert result.structured_content is None, result.structured_content
+    assert len(result.content) == 1 and result.content[0].type == "text", result.content
+    payload = refusal_payload(result.content[0].text)
+    assert payload["code"] == code, payload
     return payload
 
 
