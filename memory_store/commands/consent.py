@@ -161,7 +161,15 @@ FAMILY = (
     Command(
         "revoke",
         "Withdraw consent (data kept, paused); with --delete, erase the store and its files.",
-        (Option("delete", "flag", "also delete every memory and the files"), CONFIRM),
+        (
+            Option(
+                "delete",
+                "flag",
+                "also delete every memory and the files",
+                tool_help="also erase every row and the files",
+            ),
+            CONFIRM,
+        ),
         lambda s, a: s.revoke(confirm=a["confirm"], delete=a["delete"]),
         (
             ("consent_enabled", "false", "consent withdrawn"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import policy
 from . import ROWS, TEXT_SCHEMA, Command, Option, check_text, subject_option
 
 FAMILY = (
@@ -29,16 +28,18 @@ FAMILY = (
             Option(
                 "delta",
                 "object",
-                "one delta (schemas/delta.schema.json); or give deltas",
+                "one change; or give deltas",
                 tool_only=True,
             ),
             Option(
                 "deltas",
                 "objects",
-                f"a batch of 1-{policy.DELTAS_PER_APPLY_MAX} deltas, one undoable operation",
+                "several changes, each like delta, as one undoable operation",
                 tool_only=True,
             ),
-            Option("dry_run", "flag", "validate and report, write nothing"),
+            Option(
+                "dry_run", "flag", "validate and report, write nothing", tool_help="write nothing"
+            ),
         ),
         lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"]),
         (
@@ -83,6 +84,7 @@ FAMILY = (
                 "op_id",
                 "text",
                 "the operation to revert (see log)",
+                tool_help="default: the latest",
                 metavar="ID",
                 check=check_text,
                 schema=TEXT_SCHEMA,
@@ -115,7 +117,7 @@ FAMILY = (
     Command(
         "tidy",
         "Find what has doubled, gone stale or ended, and propose an apply that fixes it.",
-        (subject_option("only this subject (its label works too)"),),
+        (subject_option("only this subject"),),
         lambda s, a: s.tidy(subject_id=a["subject_id"]),
         (
             ("subject_id", "string / null", "the subject looked at; null for the whole store"),
