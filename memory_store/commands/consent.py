@@ -15,8 +15,15 @@ FAMILY = (
     Command(
         "status",
         "Report whether memory exists, consent, counts against caps, undo history.",
-        (),
-        lambda s, a: s.status(),
+        (
+            Option(
+                "verbose",
+                "flag",
+                "the caps table too, however full the store",
+                tool_help="the caps too",
+            ),
+        ),
+        lambda s, a: s.status(verbose=a["verbose"]),
         (
             ("exists", "bool", "a database file exists; when false nothing else was read"),
             (
@@ -49,8 +56,10 @@ FAMILY = (
             ("counts", "object / null", "`total` and `by_scope` (rows per scope)"),
             (
                 "limits",
-                "object",
-                "the caps: `value_chars`, `total_rows`, `by_scope` (`max`, `per`, `policy`), `undo_history`, `deltas_per_apply`, `input_bytes`",
+                "object / null",
+                "the caps: `value_chars`, `total_rows`, `by_scope` (`max`, `per`, `policy`), "
+                "`undo_history`, `deltas_per_apply`, `input_bytes`; null unless a kind (or the "
+                "store) holds 80 % of its cap or more, or with `--verbose`",
             ),
             (
                 "undo_available",

@@ -40,8 +40,14 @@ FAMILY = (
             Option(
                 "dry_run", "flag", "validate and report, write nothing", tool_help="write nothing"
             ),
+            Option(
+                "verbose",
+                "flag",
+                "whole rows in the result, not compact ones",
+                tool_help="whole rows",
+            ),
         ),
-        lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"]),
+        lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"], verbose=a["verbose"]),
         (
             (
                 "op_id",
@@ -52,14 +58,15 @@ FAMILY = (
                 "results",
                 "list",
                 "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`, "
-                "`ended`), `memory` (row); `related` (current rows of the same concept, "
-                "`id`, `field`, `value`, `since`) when it created a second one; `replaced` "
-                "(the row a `replaces` ended)",
+                "`ended`), `memory` (the compact row; whole with `--verbose`); `related` "
+                "(current rows of the same concept, `id`, `field`, `value`, `since`) when it "
+                "created a second one; `replaced` (the row a `replaces` ended)",
             ),
             (
                 "pruned",
                 ROWS,
-                "rows removed to keep a pruning kind (event, hypothesis) within its cap",
+                "rows removed to keep a pruning kind (event, hypothesis) within its cap "
+                "(compact; whole with `--verbose`)",
             ),
             ("summary", "string", 'one line such as "obj-a relationship.stage → …"'),
             ("undo_hint", "string / null", "the command that reverts this operation"),

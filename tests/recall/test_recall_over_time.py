@@ -272,7 +272,8 @@ async def test_the_mcp_tools_take_the_time_keys_and_return_until(
                 )
             )
             assert resent["results"][0]["action"] == "updated"
-            assert resent["results"][0]["replaced"]["ended"] is True
+            replaced = resent["results"][0]["replaced"]  # compact: an ended row's last value
+            assert (replaced["value"], replaced["until"]) == (JOB, "2026-02-01")
             batch = _data(
                 await apply(
                     deltas=[

@@ -292,19 +292,26 @@ def body_of(*deltas: dict[str, Any]) -> str:
 
 
 def apply(
-    *deltas: dict[str, Any], store: str | None = None, dry_run: bool = False, spawn: bool = False
+    *deltas: dict[str, Any],
+    store: str | None = None,
+    dry_run: bool = False,
+    spawn: bool = False,
+    verbose: bool = True,
 ) -> Result:
+    """``apply`` of ``deltas``; whole rows in the result (``--verbose``) unless told."""
     args = ["apply", "--json", body_of(*deltas)]
     if dry_run:
         args.append("--dry-run")
+    if verbose:
+        args.append("--verbose")
     if store:
         args = ["--data-dir", store, *args]
     return _runner(spawn)(*args)
 
 
-def put(*deltas: dict[str, Any]) -> dict[str, Any]:
-    """Apply deltas that must succeed; return apply's data."""
-    return ok("apply", "--json", body_of(*deltas))
+def put(*deltas: dict[str, Any], verbose: bool = True) -> dict[str, Any]:
+    """Apply deltas that must succeed; return apply's data (whole rows unless told)."""
+    return ok("apply", "--json", body_of(*deltas), *(["--verbose"] if verbose else []))
 
 
 def op_ids() -> list[str]:
