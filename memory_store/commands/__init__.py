@@ -262,7 +262,7 @@ QUERY = Option(
 
 
 SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
-TOOL_SUBJECT = "a code like obj-a, or a display_label"
+TOOL_SUBJECT = "a code (obj-a) or a display_label"
 
 
 def subject_option(help_text: str, positional: bool = False) -> Option:

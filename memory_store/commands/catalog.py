@@ -99,8 +99,7 @@ TOOLS: dict[str, Tool] = {
     "status": Tool(
         "memory_status",
         "记忆状态 · Memory status",
-        "Call first in a task: consent_state says what to do (see the instructions). The caps "
-        "show only near one, or with verbose.",
+        "Call first in a task: consent_state says what to do. Caps only near one, or with verbose.",
         read_only=True,
         idempotent=True,
     ),

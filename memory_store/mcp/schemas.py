@@ -45,7 +45,7 @@ _DROPPED = frozenset(
 )
 _TYPE_OF_KIND = {"flag": "boolean", "int": "integer"}
 # What a confirmed tool's result means is in the server's instructions, once.
-CONFIRMED = " The person confirms it in their client."
+CONFIRMED = " The client asks the person."
 LANGUAGE = {"enum": ["zh", "en"]}  # the user's: the question is asked in it
 
 
