@@ -46,8 +46,37 @@ def consent_state(settings: dict[str, Any]) -> str:
     return "never_enabled"
 
 
-def status(location: Location) -> dict[str, Any]:
-    """Never fails on a missing store and never creates anything."""
+def near_a_cap(conn: Any, total: int) -> bool:
+    """Whether any kind holds ``NEAR_CAP_SHARE`` of its cap or more (per store, or in its
+    fullest subject), or the store as a whole does: then ``status`` shows the caps."""
+    if total >= policy.NEAR_CAP_SHARE * policy.TOTAL_ROWS_MAX:
+        return True
+    fullest: dict[str, int] = {}
+    by_subject = "SELECT scope, COUNT(*) FROM memories GROUP BY scope, subject_id"
+    for scope, n in conn.execute(by_subject):
+        fullest[scope] = max(fullest.get(scope, 0), n)
+    for scope, rule in policy.CAPS.items():
+        held = fullest.get(scope, 0)
+        if rule["per"] == "store":
+            held = conn.execute("SELECT COUNT(*) FROM memories WHERE scope = ?", (scope,))
+            held = held.fetchone()[0]
+        if held >= policy.NEAR_CAP_SHARE * rule["max"]:  # type: ignore[operator]
+            return True
+    return False
+
+
+def status(location: Location, verbose: bool = False) -> dict[str, Any]:
+    """Never fails on a missing store and never creates anything. The caps (``limits``)
+    only where a kind nears its cap, or when ``verbose``: the model reads this every task
+    (contract §23), and the caps are policy, the same every time."""
+    data = _status(location)
+    if not (verbose or data.pop("_near", False)):
+        data["limits"] = None
+    data.pop("_near", None)
+    return data
+
+
+def _status(location: Location) -> dict[str, Any]:
     base: dict[str, Any] = {
         "exists": False,
         "consent_state": "absent",
@@ -111,6 +140,7 @@ def status(location: Location) -> dict[str, Any]:
                 by_scope[scope] = n
             base["counts"]["total"] = sum(by_scope.values())
             base["undo_available"] = conn.execute("SELECT COUNT(*) FROM operations").fetchone()[0]
+            base["_near"] = near_a_cap(conn, base["counts"]["total"])
         return base
 
 

@@ -98,15 +98,72 @@ def bundled_schema(name: str) -> dict[str, Any]:
 
 
 def output_schema(command: str, confirmed: bool = False) -> dict[str, Any]:
-    """An MCP tool's ``outputSchema``: the shape of the command's data schema (``shape``);
-    for a tool the person confirms (``confirmed``), or the answer that nothing changed."""
-    schema = shape(bundled_schema(f"{command}.data.schema.json"))
+    """An MCP tool's ``outputSchema``: the keys of the command's data and their types
+    (``outline``); for a tool the person confirms (``confirmed``) also the keys of the
+    answer that nothing changed (every key is optional, so both shapes pass)."""
+    schema = outline(shape(bundled_schema(f"{command}.data.schema.json")))
     if confirmed:
-        schema = {
-            "type": "object",
-            "anyOf": [schema, shape(bundled_schema("unchanged.schema.json"))],
-        }
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+        unchanged = outline(shape(bundled_schema("unchanged.schema.json")))
+        props = schema["properties"]
+        for key, spec in unchanged["properties"].items():
+            props[key] = _union(props[key], spec) if key in props else spec
+    return schema
+
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+_JSON_TYPES.update({list: "array", dict: "object"})
+
+
+def _types(node: Any) -> list[str]:
+    """The JSON types a schema node allows, read through const, enum and its branches."""
+    if not isinstance(node, dict):
+        return []
+    found: list[str] = []
+    given = node.get("type")
+    if given is not None:
+        found += given if isinstance(given, list) else [given]
+    if "const" in node:
+        found.append(_JSON_TYPES[type(node["const"])])
+    for value in node.get("enum", ()):
+        found.append(_JSON_TYPES[type(value)])
+    for key in ("anyOf", "oneOf"):
+        for branch in node.get(key, ()):
+            found += _types(branch)
+    return list(dict.fromkeys(found))
+
+
+def _branch_props(node: dict[str, Any]) -> dict[str, Any]:
+    props = dict(node.get("properties", {}))
+    for key in ("anyOf", "oneOf"):
+        for branch in node.get(key, ()):
+            if isinstance(branch, dict):
+                props.update(branch.get("properties", {}))
+    return props
+
+
+def _union(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    types = list(dict.fromkeys(_as_list(a.get("type")) + _as_list(b.get("type"))))
+    return {"type": types[0] if len(types) == 1 else types} if types else {}
+
+
+def _as_list(value: Any) -> list[str]:
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
+def outline(node: Any, depth: int = 0) -> dict[str, Any]:
+    """A schema as the shape of what it describes: each key's JSON types, the keys of an
+    object two levels down, no descriptions, no required keys, no rules. A client checks
+    every result against the ``outputSchema`` it is given; the rules stay in
+    ``references/schemas/``, where the tests hold real results to them. (A host pays
+    for each character of ``tools/list`` in every conversation: contract §23.)"""
+    types = _types(node)
+    out: dict[str, Any] = {}
+    if types:
+        out["type"] = types[0] if len(types) == 1 else types
+    props = _branch_props(node) if isinstance(node, dict) else {}
+    if props and depth < 2:
+        out["properties"] = {k: outline(v, depth + 1) for k, v in props.items()}
+    return out
 
 
 # What a row inside a list keeps in the published shape: its type, the keys it must

@@ -79,12 +79,13 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ consent
 
-    def status(self) -> dict[str, Any]:
-        """Whether memory exists, consent, counts against the caps; never creates anything."""
+    def status(self, verbose: bool = False) -> dict[str, Any]:
+        """Whether memory exists, consent, counts; the caps near one (or ``verbose``);
+        never creates anything."""
         from .consent import status
 
         self._drop_held()
-        return status(self.location)
+        return status(self.location, verbose)
 
     def enable(self, confirm: bool = False) -> dict[str, Any]:
         """Record the user's explicit consent; the only call that creates the store."""
@@ -110,14 +111,16 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ changes
 
-    def apply(self, payload: object, dry_run: bool = False) -> dict[str, Any]:
+    def apply(
+        self, payload: object, dry_run: bool = False, verbose: bool = False
+    ) -> dict[str, Any]:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
-        consent the input is never read."""
+        consent the input is never read. Rows come back compact, whole with ``verbose``."""
         from .writes.apply import apply
 
         with self._open() as session:
-            return apply(session, payload, dry_run)
+            return apply(session, payload, dry_run, verbose)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""

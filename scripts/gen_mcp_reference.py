@@ -29,9 +29,11 @@ edit by hand: tests/test_docs.py fails when this file differs from the script's 
 `memory-store mcp` serves these tools over stdio (`documentation/mcp.md` says how to
 install and configure it). Each returns the `data` of the command's envelope
 (`references/cli.md`, `schemas/`) as structured content, with a text rendering; a
-refusal is a tool error (`isError: true`) whose structured content is the envelope's
-`{code, message, details}` (`error-codes.md`). `export`, `import`, `review`,
-`doctor` and `skill` are not tools: they write or read files for the person.
+refusal is a tool error (`isError: true`) whose text is the envelope's
+`{code, message, details}` as JSON (`error-codes.md`), with no structured content: a
+client checks structured content against the tool's `outputSchema`, which describes a
+success. `export`, `import`, `review`, `doctor` and `skill` are not tools: they write
+or read files for the person.
 
 **Confirmed by the person.** The tools marked *person* ask the person in their client
 (MCP elicitation) before they do anything; the question says exactly what will happen,
@@ -39,6 +41,28 @@ with real numbers. The confirmation is not an argument: nothing the model sends 
 stand in for it. Yes runs the command; no, decline and cancel change nothing
 (`{"changed": false, "reason": …}`); a client that cannot ask gets the same answer with
 `reason: "cannot_ask"` and the exact `command` the person can run in a terminal.
+"""
+
+
+FOOTER = """
+**What a host pays** (contract §23): a host sends `tools/list` to the model in every
+conversation, so it is kept small — at most 16,000 characters of compact JSON, 8,000 of
+them names, titles, descriptions, input schemas and annotations, and at most 1,000 of
+instructions (`tests/mcp/test_tool_list.py` measures them through the SDK's client).
+Descriptions are written for the model in the tools' terms; the server's `instructions`
+carry the protocol of `SKILL.md` (what to do in each `consent_state`, the `related` rule,
+no second question in chat when the client asks the person).
+
+**Input schemas are flat**: types, enums, bounds and a few words, with no
+`allOf`/`anyOf`/`oneOf`/`if`/`not`/`$ref`, which several hosts refuse. `memory_apply`'s
+`delta` is `schemas/delta.schema.json` without its conditions and patterns (each item of
+`deltas` is such a delta); the server checks every call against the full schema and
+answers `INVALID_DELTA` (or `INVALID_ARGUMENTS`) as the command line would.
+
+**Output schemas describe shapes**: the keys of the command's data and their JSON types,
+two levels down, with no rule between keys (the complete schemas are in `schemas/`, and
+the tests hold real results to them). The tools the person confirms may instead answer
+that nothing changed (`unchanged.schema.json`): their `outputSchema` names those keys too.
 """
 
 
@@ -113,18 +137,8 @@ def render() -> str:
             f"| `{tool.name}` | {tool.title} | `{command.name}` | {', '.join(hints)} | "
             f"{_inputs(tool.input_schema)} | {output} |"
         )
-    out.append("")
-    out.append(
-        "Tool descriptions carry each command's help and notes; the server's `instructions` carry"
-    )
-    out.append(
-        "the protocol of `SKILL.md`. The input schema of `memory_apply`'s `delta` (and of each item"
-    )
-    out.append("of `deltas`) is `schemas/delta.schema.json`. Each tool's `outputSchema` is its")
-    out.append("command's data schema made self-contained (the files it refers to embedded under")
-    out.append("`$defs`); the tools the person confirms may instead answer that nothing changed")
-    out.append("(`unchanged.schema.json`).")
-    return "\n".join(out) + "\n"
+    out.append(FOOTER)
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -755,11 +755,23 @@ def test_missing_confirmation_in_each_faces_words(private_store: Path) -> None:
 
 
 def test_reference_example(enabled: Path) -> None:
-    applied = ok("apply", "--json", REFERENCE_DELTA)
+    compact = ok("apply", "--dry-run", "--json", REFERENCE_DELTA)["results"][0]["memory"]
+    applied = ok("apply", "--verbose", "--json", REFERENCE_DELTA)
     assert applied["op_id"]
     [result] = applied["results"]
     assert result["action"] == "created"
     memory = result["memory"]
+    # Compact by default (contract §23): the subject the delta named, the timestamps, the
+    # evidence of a non-hypothesis and the time of a row without history are left out.
+    assert compact == {
+        "id": compact["id"],
+        "scope": "relationship",
+        "field": "stage",
+        "value": ZH,
+        "occurred_at": "2026-08-02",
+        "confidence": "high",
+        "source_type": "user_report",
+    }
     assert memory["scope"] == "relationship"
     assert memory["subject_id"] == "obj-a"
     assert memory["field"] == "stage"

@@ -260,7 +260,8 @@ def test_status_schema_knows_every_scope() -> None:
     props = _schema("status.data.schema.json")["properties"]
     counts = next(o for o in props["counts"]["oneOf"] if o.get("type") == "object")
     assert list(counts["properties"]["by_scope"]["properties"]) == list(policy.SCOPES)
-    assert list(props["limits"]["properties"]["by_scope"]["properties"]) == list(policy.SCOPES)
+    limits = next(o for o in props["limits"]["oneOf"] if o.get("type") == "object")
+    assert list(limits["properties"]["by_scope"]["properties"]) == list(policy.SCOPES)
     assert props["undo_available"]["maximum"] == policy.HISTORY_MAX
 
 
@@ -719,8 +720,8 @@ def _mutations(outputs: dict[str, Result]) -> dict[str, dict[str, Any]]:
     e["data"]["results"][0]["memory"]["scope"] = "diary"
     bad["unknown-scope"] = e
     e = take("apply-single")
-    e["data"]["results"][0]["memory"]["source_type"] = "assistant_inference"
-    bad["ineligible-row"] = e
+    e["data"]["results"][0]["memory"]["scope"] = "hypothesis"  # a guess needs its evidence
+    bad["hypothesis-without-evidence"] = e
     e = take("show")
     del e["data"]["memories"][0]["updated_at"]
     bad["row-missing-key"] = e

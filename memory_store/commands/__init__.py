@@ -96,7 +96,9 @@ class Option:
     the MCP server replaces with a question to the person; ``apply``'s input
     sources), a ``tool_only`` one only in the MCP server (``apply``'s delta as
     JSON data). Options sharing a ``group`` exclude each other; ``schema`` holds
-    the rule as JSON Schema keywords, for the server's input schemas.
+    the rule as JSON Schema keywords, for the server's input schemas, and
+    ``tool_help`` the words a tool's input schema gives (``help`` when empty): fewer,
+    since the schema states the bounds and a host pays for every character.
     """
 
     __slots__ = (
@@ -113,6 +115,7 @@ class Option:
         "schema",
         "tool_only",
         "choices",
+        "tool_help",
     )
 
     def __init__(
@@ -131,6 +134,7 @@ class Option:
         schema: dict[str, Any] | None = None,
         tool_only: bool = False,
         choices: tuple[str, ...] = (),
+        tool_help: str = "",
     ):
         self.name = name
         self.kind = kind
@@ -145,6 +149,7 @@ class Option:
         self.schema = schema or {}  # JSON Schema constraints the MCP server publishes
         self.tool_only = tool_only
         self.choices = choices
+        self.tool_help = tool_help
 
     @property
     def flag(self) -> str:
@@ -262,10 +267,12 @@ QUERY = Option(
     metavar="TEXT",
     check=check_query,
     schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
+    tool_help="the user's current message",
 )
 
 
 SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
+TOOL_SUBJECT = "a code (obj-a) or a display_label"
 
 
 def subject_option(help_text: str, positional: bool = False) -> Option:
@@ -275,11 +282,11 @@ def subject_option(help_text: str, positional: bool = False) -> Option:
         "subject_id",
         "text",
         f"{help_text}: {SUBJECT_NAMES}" if help_text else SUBJECT_NAMES,
+        tool_help=f"{help_text}: {TOOL_SUBJECT}" if help_text else TOOL_SUBJECT,
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,
-        # a code is at most 64 characters, a display_label (which names a subject too) 200
-        schema={"type": "string", "minLength": 1, "maxLength": policy.VALUE_CHARS_MAX},
+        schema={"type": "string"},
     )
 
 

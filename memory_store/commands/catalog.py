@@ -59,15 +59,26 @@ def __getattr__(name: str) -> dict[str, Command]:
 
 class Tool:
     """How the MCP server offers a command to a model: its tool name, the title a client
-    shows, its hints, and whether the person must confirm it in their client
-    (elicitation) first."""
+    shows, its description (for the model, in the tools' terms: arguments and result, no
+    command-line flags or files; a host pays for every character in every conversation),
+    its hints, and whether the person must confirm it in their client (elicitation)
+    first."""
 
-    __slots__ = ("name", "title", "read_only", "destructive", "idempotent", "confirm")
+    __slots__ = (
+        "name",
+        "title",
+        "description",
+        "read_only",
+        "destructive",
+        "idempotent",
+        "confirm",
+    )
 
     def __init__(
         self,
         name: str,
         title: str,
+        description: str = "",
         read_only: bool = False,
         destructive: bool = False,
         idempotent: bool = False,
@@ -75,6 +86,7 @@ class Tool:
     ):
         self.name = name
         self.title = title
+        self.description = description
         self.read_only = read_only
         self.destructive = destructive
         self.idempotent = idempotent
@@ -84,22 +96,89 @@ class Tool:
 # The MCP tools (the mcp package): the commands a model may call, and the ones the person
 # confirms in their client. export, import, review, doctor, mcp and skill are not tools.
 TOOLS: dict[str, Tool] = {
-    "status": Tool("memory_status", "记忆状态 · Memory status", read_only=True, idempotent=True),
-    "context": Tool(
-        "memory_context", "回忆相关记忆 · Recall memories", read_only=True, idempotent=True
+    "status": Tool(
+        "memory_status",
+        "记忆状态 · Memory status",
+        "Call first in a task: consent_state says what to do. Caps only near one, or with verbose.",
+        read_only=True,
+        idempotent=True,
     ),
-    "search": Tool("memory_search", "搜索记忆 · Search memories", read_only=True, idempotent=True),
-    "tidy": Tool("memory_tidy", "整理记忆 · Tidy memory", read_only=True, idempotent=True),
-    "show": Tool("memory_show", "查看记忆 · Show memories", read_only=True, idempotent=True),
-    "log": Tool("memory_log", "记忆操作记录 · Memory log", read_only=True, idempotent=True),
-    "apply": Tool("memory_apply", "写入记忆 · Save to memory"),
-    "undo": Tool("memory_undo", "撤销上一步 · Undo"),
-    "pause": Tool("memory_pause", "暂停记忆 · Pause memory", idempotent=True),
-    "resume": Tool("memory_resume", "恢复记忆 · Resume memory", idempotent=True),
-    "enable": Tool("memory_enable", "开启记忆 · Turn memory on", idempotent=True, confirm=True),
+    "context": Tool(
+        "memory_context",
+        "回忆相关记忆 · Recall memories",
+        "The user profile and one subject's rows, those matching query first; without "
+        "subject_id, a roster of people. A row with until is past; a hypothesis is a guess.",
+        read_only=True,
+        idempotent=True,
+    ),
+    "search": Tool(
+        "memory_search",
+        "搜索记忆 · Search memories",
+        "Rows matching query across people, best first: whom the user means, or who had a trait.",
+        read_only=True,
+        idempotent=True,
+    ),
+    "tidy": Tool(
+        "memory_tidy",
+        "整理记忆 · Tidy memory",
+        "Doubles, stale guesses, relative dates, kinds near a cap, and a proposal for "
+        "memory_apply: apply it only on the person's yes.",
+        read_only=True,
+        idempotent=True,
+    ),
+    "show": Tool(
+        "memory_show",
+        "查看记忆 · Show memories",
+        "Every row in full (of one subject or scope), in any consent state: for the person "
+        "asking what is remembered.",
+        read_only=True,
+        idempotent=True,
+    ),
+    "log": Tool(
+        "memory_log",
+        "记忆操作记录 · Memory log",
+        "The undoable operations, newest first.",
+        read_only=True,
+        idempotent=True,
+    ),
+    "apply": Tool(
+        "memory_apply",
+        "写入记忆 · Save to memory",
+        "Save one delta, or deltas as one undoable operation. source_type: user_explicit "
+        "(the user about themselves; the only one for scope user), user_report (about others), "
+        "chatlab or tool (events), assistant_inference (hypotheses only, with confidence and "
+        "source_ref). A delete or end names its row by id, or by scope, subject_id, field "
+        "(occurred_at for an event), and nothing else. verbose: whole rows.",
+    ),
+    "undo": Tool(
+        "memory_undo",
+        "撤销上一步 · Undo",
+        "Revert the latest operation, or op_id (from memory_log).",
+    ),
+    "pause": Tool(
+        "memory_pause",
+        "暂停记忆 · Pause memory",
+        "On the person's request: stop recall and writes until memory_resume; nothing is deleted.",
+        idempotent=True,
+    ),
+    "resume": Tool(
+        "memory_resume",
+        "恢复记忆 · Resume memory",
+        "On the person's request: lift a pause.",
+        idempotent=True,
+    ),
+    "enable": Tool(
+        "memory_enable",
+        "开启记忆 · Turn memory on",
+        "Turn memory on: consent_state absent or never_enabled and it would help, or the "
+        "person asks.",
+        idempotent=True,
+        confirm=True,
+    ),
     "forget": Tool(
         "memory_forget",
         "删除一条记忆 · Forget one memory",
+        "Erase one row (memory_id) and the undo steps that mention it.",
         destructive=True,
         idempotent=True,
         confirm=True,
@@ -107,6 +186,8 @@ TOOLS: dict[str, Tool] = {
     "forget-object": Tool(
         "memory_forget_object",
         "忘掉一个人 · Forget a person",
+        "Erase every row about one subject (user: the user's profile) and the undo steps that "
+        "mention it.",
         destructive=True,
         idempotent=True,
         confirm=True,
@@ -114,6 +195,7 @@ TOOLS: dict[str, Tool] = {
     "clear": Tool(
         "memory_clear",
         "清空记忆 · Clear all memories",
+        "Erase every row and the undo history; consent stays.",
         destructive=True,
         idempotent=True,
         confirm=True,
@@ -121,6 +203,7 @@ TOOLS: dict[str, Tool] = {
     "revoke": Tool(
         "memory_revoke",
         "撤回同意 · Revoke consent",
+        "Withdraw consent: memory stops, rows kept; delete: erase everything.",
         destructive=True,
         idempotent=True,
         confirm=True,

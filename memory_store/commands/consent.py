@@ -15,8 +15,15 @@ FAMILY = (
     Command(
         "status",
         "Report whether memory exists, consent, counts against caps, undo history.",
-        (),
-        lambda s, a: s.status(),
+        (
+            Option(
+                "verbose",
+                "flag",
+                "the caps table too, however full the store",
+                tool_help="the caps too",
+            ),
+        ),
+        lambda s, a: s.status(verbose=a["verbose"]),
         (
             ("exists", "bool", "a database file exists; when false nothing else was read"),
             (
@@ -49,8 +56,10 @@ FAMILY = (
             ("counts", "object / null", "`total` and `by_scope` (rows per scope)"),
             (
                 "limits",
-                "object",
-                "the caps: `value_chars`, `total_rows`, `by_scope` (`max`, `per`, `policy`), `undo_history`, `deltas_per_apply`, `input_bytes`",
+                "object / null",
+                "the caps: `value_chars`, `total_rows`, `by_scope` (`max`, `per`, `policy`), "
+                "`undo_history`, `deltas_per_apply`, `input_bytes`; null unless a kind (or the "
+                "store) holds 80 % of its cap or more, or with `--verbose`",
             ),
             (
                 "undo_available",
@@ -161,7 +170,15 @@ FAMILY = (
     Command(
         "revoke",
         "Withdraw consent (data kept, paused); with --delete, erase the store and its files.",
-        (Option("delete", "flag", "also delete every memory and the files"), CONFIRM),
+        (
+            Option(
+                "delete",
+                "flag",
+                "also delete every memory and the files",
+                tool_help="also erase every row and the files",
+            ),
+            CONFIRM,
+        ),
         lambda s, a: s.revoke(confirm=a["confirm"], delete=a["delete"]),
         (
             ("consent_enabled", "false", "consent withdrawn"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import policy
 from . import ROWS, TEXT_SCHEMA, Command, Option, check_text, subject_option
 
 FAMILY = (
@@ -29,18 +28,26 @@ FAMILY = (
             Option(
                 "delta",
                 "object",
-                "one delta (schemas/delta.schema.json); or give deltas",
+                "one change; or give deltas",
                 tool_only=True,
             ),
             Option(
                 "deltas",
                 "objects",
-                f"a batch of 1-{policy.DELTAS_PER_APPLY_MAX} deltas, one undoable operation",
+                "several changes, each like delta, as one undoable operation",
                 tool_only=True,
             ),
-            Option("dry_run", "flag", "validate and report, write nothing"),
+            Option(
+                "dry_run", "flag", "validate and report, write nothing", tool_help="write nothing"
+            ),
+            Option(
+                "verbose",
+                "flag",
+                "whole rows in the result, not compact ones",
+                tool_help="whole rows",
+            ),
         ),
-        lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"]),
+        lambda s, a: s.apply(a["payload"], dry_run=a["dry_run"], verbose=a["verbose"]),
         (
             (
                 "op_id",
@@ -51,14 +58,15 @@ FAMILY = (
                 "results",
                 "list",
                 "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`, "
-                "`ended`), `memory` (row); `related` (current rows of the same concept, "
-                "`id`, `field`, `value`, `since`) when it created a second one; `replaced` "
-                "(the row a `replaces` ended)",
+                "`ended`), `memory` (the compact row; whole with `--verbose`); `related` "
+                "(current rows of the same concept, `id`, `field`, `value`, `since`) when it "
+                "created a second one; `replaced` (the row a `replaces` ended)",
             ),
             (
                 "pruned",
                 ROWS,
-                "rows removed to keep a pruning kind (event, hypothesis) within its cap",
+                "rows removed to keep a pruning kind (event, hypothesis) within its cap "
+                "(compact; whole with `--verbose`)",
             ),
             ("summary", "string", 'one line such as "obj-a relationship.stage → …"'),
             ("undo_hint", "string / null", "the command that reverts this operation"),
@@ -83,6 +91,7 @@ FAMILY = (
                 "op_id",
                 "text",
                 "the operation to revert (see log)",
+                tool_help="default: the latest",
                 metavar="ID",
                 check=check_text,
                 schema=TEXT_SCHEMA,
@@ -115,7 +124,7 @@ FAMILY = (
     Command(
         "tidy",
         "Find what has doubled, gone stale or ended, and propose an apply that fixes it.",
-        (subject_option("only this subject (its label works too)"),),
+        (subject_option("only this subject"),),
         lambda s, a: s.tidy(subject_id=a["subject_id"]),
         (
             ("subject_id", "string / null", "the subject looked at; null for the whole store"),

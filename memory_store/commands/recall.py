@@ -57,6 +57,7 @@ FAMILY = (
                 default=policy.CONTEXT_MAX_CHARS_DEFAULT,
                 check=check_max_chars,
                 schema=MAX_CHARS_SCHEMA,
+                tool_help="budget in characters",
             ),
             QUERY,
         ),
@@ -123,6 +124,7 @@ FAMILY = (
                 check=check_query,
                 required=True,
                 schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
+                tool_help="in the user's words",
             ),
             subject_option("only this subject"),
             ONLY_SCOPE,
@@ -134,6 +136,7 @@ FAMILY = (
                 metavar="N",
                 default=policy.SEARCH_LIMIT_DEFAULT,
                 check=check_limit,
+                tool_help="at most this many rows",
                 schema={
                     "type": "integer",
                     "minimum": policy.SEARCH_LIMIT_MIN,
@@ -149,6 +152,7 @@ FAMILY = (
                 default=policy.SEARCH_MAX_CHARS_DEFAULT,
                 check=check_max_chars,
                 schema=MAX_CHARS_SCHEMA,
+                tool_help="budget in characters",
             ),
         ),
         lambda s, a: s.search(

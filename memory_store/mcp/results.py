@@ -4,6 +4,7 @@ parameters from. Imported only by the MCP server (this package's ``__init__`` an
 """
 
 import inspect
+import json
 import logging
 import os
 from typing import Any
@@ -28,13 +29,42 @@ def ok(data: dict[str, Any], text: str | None = None) -> CallToolResult:
     )
 
 
-def refusal(error: MemoryStoreError) -> CallToolResult:
-    payload = error.to_dict()
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"{error.code}: {error.message}")],
-        structured_content=payload,
-        is_error=True,
+def refusal_text(payload: dict[str, Any]) -> str:
+    """A refusal as the text a model reads: the contract's ``{code, message, details}`` as
+    JSON (the message says the fix)."""
+    return dumps(
+        {"code": payload["code"], "message": payload["message"], "details": payload["details"]}
     )
+
+
+# A refusal whose fix the library words for the command line, in the tools' own terms.
+_IN_TOOL_TERMS = {
+    "NOT_INITIALIZED": "long-term memory is not enabled: if remembering would help, call "
+    "memory_enable once (the person answers in their client)",
+}
+
+
+def refusal(error: MemoryStoreError) -> CallToolResult:
+    """A tool error carrying the envelope as text only. Structured content is what the
+    tool's ``outputSchema`` describes (the data of a success); a client built on the
+    TypeScript SDK 1.x validates any structured content of an error against it and shows
+    the model only the mismatch, never the code."""
+    payload = error.to_dict()
+    payload["message"] = _IN_TOOL_TERMS.get(error.code, error.message)
+    return CallToolResult(
+        content=[TextContent(type="text", text=refusal_text(payload))], is_error=True
+    )
+
+
+def refusal_of(text: str) -> dict[str, Any] | None:
+    """The ``{code, message, details}`` a refusal's text carries; None for other text."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(payload, dict) and set(payload) == {"code", "message", "details"}:
+        return payload
+    return None
 
 
 def run_tool(store: Any, command: Command, args: dict[str, Any]) -> CallToolResult:

@@ -39,6 +39,8 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 
+from .results import refusal_text
+
 # The tool a refused call is re-addressed to: no tool has this name (names hold no "/").
 REFUSED_TOOL = "memory-store/refused"
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -258,11 +260,10 @@ def refusals() -> Any:
         result = await call_next(ctx)
         if not (isinstance(payload, dict) and set(payload) == {"code", "message", "details"}):
             return result
-        text = f"{payload['code']}: {payload['message']}"
+        answer = {k: v for k, v in result.items() if k != "structuredContent"}
         return {
-            **result,
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": payload,
+            **answer,
+            "content": [{"type": "text", "text": refusal_text(payload)}],
             "isError": True,
         }
 

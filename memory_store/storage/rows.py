@@ -79,6 +79,33 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def compact_written(row: dict[str, Any], subject_id: str | None = None) -> dict[str, Any]:
+    """A row ``apply`` wrote (its public form) as the compact row of contract §13, the
+    shape ``context`` returns (``recall.compact``): id, scope, field, value; subject_id
+    when it is not ``subject_id`` (the one the delta named); the rest only when it tells
+    the reader something. An ended row shows its last value with ``since`` and
+    ``until``; ``show`` (or ``verbose``) has the whole row."""
+    out = {"id": row["id"], "scope": row["scope"]}
+    if row["subject_id"] != subject_id:
+        out["subject_id"] = row["subject_id"]
+    out.update(field=row["field"], value=row["value"])
+    if row["ended"] and row["past"]:
+        last = row["past"][-1]
+        out.update(value=last["value"], since=last["since"], until=last["until"])
+    if row["occurred_at"]:
+        out["occurred_at"] = row["occurred_at"]
+    hypothesis = row["scope"] == "hypothesis"
+    if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
+        out["confidence"] = row["confidence"]
+    if row["source_type"] != "user_explicit":
+        out["source_type"] = row["source_type"]
+    if hypothesis:
+        out["source_ref"] = row["source_ref"]  # a guess travels with its evidence
+    if row["pinned"]:
+        out["pinned"] = True
+    return out
+
+
 def past_of(row: dict[str, Any]) -> list[dict[str, Any]]:
     """A row's past values, oldest first: ``{value, since, until, source_type}``."""
     raw = row["past"]

@@ -82,12 +82,37 @@ def read_payload(payload: object) -> Any:
     return validation.parse_body(raw)
 
 
-def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str, Any]:
+def apply(
+    session: Session, payload: object, dry_run: bool = False, verbose: bool = False
+) -> dict[str, Any]:
     """Record one delta or a batch as one undoable operation.
 
     ``payload`` may be a callable returning the raw body: it is called only
     after the consent gate, so that without consent the input is never read.
+    The rows in the result are compact (``rows.compact_written``) unless ``verbose``.
     """
+    result, deltas = _apply(session, payload, dry_run)
+    return result if verbose else compacted(result, deltas)
+
+
+def compacted(result: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result with its rows compact: the model reads it every write (contract §23:
+    a one-delta upsert of a short value in at most 450 characters), and what it must act
+    on (``related``, ``replaced``, ``pruned``, ``ended``) keeps its place. A row's
+    subject is left out where its delta named it."""
+    for r in result["results"]:
+        given = deltas[r["index"]]
+        named = given.get("subject_id") or ("user" if given.get("scope") == "user" else None)
+        r["memory"] = rows.compact_written(r["memory"], named)
+        if "replaced" in r:
+            r["replaced"] = rows.compact_written(r["replaced"], named)
+    result["pruned"] = [rows.compact_written(p) for p in result["pruned"]]
+    return result
+
+
+def _apply(
+    session: Session, payload: object, dry_run: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     session.gate(session.settings())
     from . import validation
 
@@ -104,10 +129,10 @@ def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str,
     except DryRun as done:
         result = done.result
         result.update(op_id=None, undo_hint=None, dry_run=True)
-        return result
+        return result, deltas
     result["dry_run"] = False
     session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)
-    return result
+    return result, deltas
 
 
 class Batch:

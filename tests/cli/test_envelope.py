@@ -521,7 +521,8 @@ def test_status_data_keys_in_detail(enabled: Path) -> None:
     assert data["counts"]["by_scope"]["relationship"] == 1
     assert data["undo_available"] == 1
     assert data["path"] == str(enabled / "memory.sqlite3")
-    assert data["limits"]
+    assert data["limits"] is None  # inside the caps; --verbose shows them
+    assert ok("status", "--verbose")["limits"]["total_rows"] == 200
 
 
 def test_row_data_keys_in_detail(enabled: Path) -> None:
@@ -529,7 +530,9 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     result = applied["results"][0]
     assert set(result) >= {"index", "action", "memory"}
     assert result["index"] == 0 and result["action"] == "created"
-    assert set(result["memory"]) >= set(ROW_KEYS)
+    # compact (§23): what context returns, without the subject the delta named
+    assert {"id", "scope", "field", "value"} <= set(result["memory"]) < set(ROW_KEYS)
+    assert "subject_id" not in result["memory"]
     assert isinstance(applied["summary"], str) and applied["summary"]
     assert "undo" in applied["undo_hint"]
     assert applied["dry_run"] is False

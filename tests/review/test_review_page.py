@@ -60,7 +60,7 @@ def realistic(enabled: Path, tmp_path: Path) -> dict[str, Any]:
         "page": write_review(tmp_path / "review.html"),
         "memories": ok("show")["memories"],
         "operations": ok("log")["operations"],
-        "limits": ok("status")["limits"],
+        "limits": ok("status", "--verbose")["limits"],
     }
 
 

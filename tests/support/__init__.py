@@ -294,19 +294,26 @@ def body_of(*deltas: dict[str, Any]) -> str:
 
 
 def apply(
-    *deltas: dict[str, Any], store: str | None = None, dry_run: bool = False, spawn: bool = False
+    *deltas: dict[str, Any],
+    store: str | None = None,
+    dry_run: bool = False,
+    spawn: bool = False,
+    verbose: bool = True,
 ) -> Result:
+    """``apply`` of ``deltas``; whole rows in the result (``--verbose``) unless told."""
     args = ["apply", "--json", body_of(*deltas)]
     if dry_run:
         args.append("--dry-run")
+    if verbose:
+        args.append("--verbose")
     if store:
         args = ["--data-dir", store, *args]
     return _runner(spawn)(*args)
 
 
-def put(*deltas: dict[str, Any]) -> dict[str, Any]:
-    """Apply deltas that must succeed; return apply's data."""
-    return ok("apply", "--json", body_of(*deltas))
+def put(*deltas: dict[str, Any], verbose: bool = True) -> dict[str, Any]:
+    """Apply deltas that must succeed; return apply's data (whole rows unless told)."""
+    return ok("apply", "--json", body_of(*deltas), *(["--verbose"] if verbose else []))
 
 
 def op_ids() -> list[str]:
@@ -498,12 +505,22 @@ def data_of(result: Any) -> dict[str, Any]:
     return result.structured_content
 
 
+def refusal_payload(text: str) -> dict[str, Any]:
+    """The contract's ``{code, message, details}`` a refusal's text carries, as JSON."""
+    payload = json.loads(text)
+    assert set(payload) == {"code", "message", "details"}, payload
+    return payload
+
+
 def refused(result: Any, code: str) -> dict[str, Any]:
-    """An MCP tool error carrying the contract's ``{code, message, details}``."""
+    """An MCP tool error carrying the contract's ``{code, message, details}`` as its text,
+    and no structured content (which the tool's outputSchema, a success's shape, would
+    not describe: the TypeScript SDK 1.x then hides the code)."""
     assert result.is_error is True, result
-    payload = result.structured_content
-    assert set(payload) == {"code", "message", "details"} and payload["code"] == code, payload
-    assert result.content[0].text.startswith(f"{code}: ")
+    assert result.structured_content is None, result.structured_content
+    assert len(result.content) == 1 and result.content[0].type == "text", result.content
+    payload = refusal_payload(result.content[0].text)
+    assert payload["code"] == code, payload
     return payload
 
 

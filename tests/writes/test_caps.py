@@ -36,7 +36,7 @@ def seed(store_dir: Path, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for i in range(0, len(deltas), 20):
         chunk = deltas[i : i + 20]
         body = chunk[0] if len(chunk) == 1 else {"deltas": chunk}
-        out += [r["memory"] for r in s.apply(body)["results"]]
+        out += [r["memory"] for r in s.apply(body, verbose=True)["results"]]
     return out
 
 

@@ -500,7 +500,7 @@ def test_apply_returns_the_row_as_stored_after_the_store_wide_cap(enabled: Path)
 def test_a_dry_run_end_writes_nothing(enabled: Path) -> None:
     r = put(delta(field="city", value="上海"))
     before, ops = shown(), op_ids()
-    data = ok("apply", "--dry-run", "--json", _json(end(id=mid(r))))
+    data = ok("apply", "--dry-run", "--verbose", "--json", _json(end(id=mid(r))))
     assert data["dry_run"] is True and data["results"][0]["action"] == "ended"
     assert data["results"][0]["memory"]["ended"] is True
     assert shown() == before and op_ids() == ops

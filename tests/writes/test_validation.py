@@ -60,7 +60,7 @@ def rows(store_dir: Path) -> list[dict[str, Any]]:
 def seed(store_dir: Path, *deltas: dict[str, Any]) -> list[dict[str, Any]]:
     """Write rows in-process; return the stored memories."""
     body = deltas[0] if len(deltas) == 1 else {"deltas": list(deltas)}
-    return [r["memory"] for r in MemoryStore(store_dir).apply(body)["results"]]
+    return [r["memory"] for r in MemoryStore(store_dir).apply(body, verbose=True)["results"]]
 
 
 def _body(d: Any) -> str:
