@@ -287,6 +287,15 @@ class MemoryStore:
         with self._open() as session:
             return transfer.review(session, output)
 
+    def review_snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """What the review page shows (consent, caps, every row, the recent operations) and
+        tidy's findings, in any consent state; for a host that renders the page itself
+        (``review --serve``). Changes nothing."""
+        from . import transfer
+
+        with self._open() as session:
+            return transfer.review_snapshot(session)
+
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Read-only checks of the files, schema and stored rows; ``fix`` repairs file modes."""
         from .doctor import run_doctor
