@@ -210,6 +210,7 @@ FAMILY_OF = {
     "export": "host",
     "import": "host",
     "review": "host",
+    "open-page": "host",
     "mcp": "host",
     "skill": "host",
     "doctor": "host",

@@ -82,7 +82,8 @@ class Tool:
 
 
 # The MCP tools (the mcp package): the commands a model may call, and the ones the person
-# confirms in their client. export, import, review, doctor, mcp and skill are not tools.
+# confirms in their client. export, import, review, doctor, mcp and skill are not tools;
+# open-page opens the person's own page, where they confirm for themselves.
 TOOLS: dict[str, Tool] = {
     "status": Tool("memory_status", "记忆状态 · Memory status", read_only=True, idempotent=True),
     "context": Tool(
@@ -96,6 +97,7 @@ TOOLS: dict[str, Tool] = {
     "undo": Tool("memory_undo", "撤销上一步 · Undo"),
     "pause": Tool("memory_pause", "暂停记忆 · Pause memory", idempotent=True),
     "resume": Tool("memory_resume", "恢复记忆 · Resume memory", idempotent=True),
+    "open-page": Tool("memory_open_page", "打开记忆页面 · Open the memory page"),
     "enable": Tool("memory_enable", "开启记忆 · Turn memory on", idempotent=True, confirm=True),
     "forget": Tool(
         "memory_forget",
