@@ -119,6 +119,14 @@ class MemoryStore:
         with self._open() as session:
             return apply(session, payload, dry_run)
 
+    def delete_past(self, memory_id: str, index: int) -> dict[str, Any]:
+        """Remove one past value (``show``'s ``past[index]``) of a row, undoably."""
+        check_text(memory_id, "memory_id")
+        from .writes.apply import delete_past
+
+        with self._open() as session:
+            return delete_past(session, memory_id, index)
+
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
         check_text(op_id, "op_id")

@@ -31,6 +31,9 @@ def private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.delenv("MEMORY_STORE_DEBUG", raising=False)
     monkeypatch.delenv("MEMORY_STORE_BUSY_TIMEOUT_MS", raising=False)
+    # No test opens the developer's own browser: the served page sees no desktop.
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "MEMORY_STORE_PAGE_IDLE_SECONDS"):
+        monkeypatch.delenv(name, raising=False)
     return store_dir
 
 

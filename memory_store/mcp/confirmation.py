@@ -144,7 +144,9 @@ def confirmed(
         case AcceptedElicitation(data=CannotAsk() as c):
             line = _terminal_command(store, command, args)
             text = confirmation_text.nothing_changed("cannot_ask", c.language, line)
-            return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
+            # The person can also say yes on their page, which memory_open_page opens.
+            data = {"changed": False, "reason": "cannot_ask", "command": line, "page": True}
+            return ok(data, text)
         case AcceptedElicitation(data=Confirm(confirm=True)):
             stale = _changed_since_asked(store, command, args, asked or "")
             return stale or run_tool(store, command, {**args, "confirm": True})

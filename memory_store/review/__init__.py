@@ -144,8 +144,8 @@ def _past(row: dict[str, Any], page: _Page) -> str:
         f'<li><span class="span">{e(p.get("since") or "…")} → {e(p.get("until") or "…")}:</span>'
         f' <span class="value">{e(p.get("value"))}</span>'
         f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span>'
-        f"{'' if controls is None else controls.past(row, p)}</li>"
-        for p in past
+        f"{'' if controls is None else controls.past(row, i, p)}</li>"
+        for i, p in enumerate(past)
         if isinstance(p, dict)
     )
     return f'<div class="history">{bi("以前", "Earlier")}<ol>{items}</ol></div>'

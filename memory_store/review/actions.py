@@ -63,13 +63,28 @@ def _row(store: Any, memory_id: str) -> dict[str, Any]:
     )
 
 
-def _past_entry(row: dict[str, Any], past_id: str) -> dict[str, Any]:
-    for entry in row.get("past") or []:
-        if isinstance(entry, dict) and entry.get("past_id") == past_id:
-            return entry
+# How the page names one past value, in one place. Contract §23 gives every past value a
+# handle of its own (``past_id``, a parallel change); until the store has it, a past value
+# is named by its place in ``show``'s ``past`` list, and the confirmation's digest (its
+# value and dates) keeps a list that changed meanwhile from losing the wrong one. With
+# ``past_id``: ``past_handle`` returns ``entry["past_id"]``, ``_past_entry`` matches it, and
+# ``_delete_past`` is ``store.apply({"action": "delete", "past_id": handle})``.
+def past_handle(index: int, entry: dict[str, Any]) -> str:
+    return str(index)
+
+
+def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
+    past = row.get("past") or []
+    if handle.isdigit() and int(handle) < len(past) and isinstance(past[int(handle)], dict):
+        return dict(past[int(handle)])
     raise MemoryStoreError(
-        "MEMORY_NOT_FOUND", "that past value is not stored any more", {"past_id": past_id}
+        "MEMORY_NOT_FOUND", "that past value is not stored any more", {"past_id": handle}
     )
+
+
+def _delete_past(store: Any, memory_id: str, handle: str) -> dict[str, Any]:
+    _past_entry(_row(store, memory_id), handle)
+    return dict(store.delete_past(memory_id, int(handle)))
 
 
 def _label(store: Any, subject: str) -> str | None:
@@ -172,8 +187,8 @@ def run(store: Any, action: str, form: dict[str, str]) -> Done:
     if action == "forget-object":
         return _forgotten(store.forget_object(_need(form, "subject_id"), confirm=True), None)
     if action == "forget-past":
-        delta = {"action": "delete", "past_id": _need(form, "past_id")}
-        return _saved(store.apply(delta), "已删除旧值", "Past value deleted")
+        done = _delete_past(store, _need(form, "memory_id"), _need(form, "past_id"))
+        return _saved(done, "已删除旧值", "Past value deleted")
     if action == "end":
         delta = {"action": "end", "id": _need(form, "memory_id")}
         return _saved(store.apply(delta), "已记下不再如此", "Marked as no longer true")

@@ -77,14 +77,17 @@ class Controls:
             )
         return f'<div class="acts">{"".join(acts)}</div>'
 
-    def past(self, row: dict[str, Any], entry: dict[str, Any]) -> str:
-        """A past value's own forget button, where the store gives it a handle (``past_id``)."""
-        past_id = entry.get("past_id")
-        if not isinstance(past_id, str) or not past_id:
+    def past(self, row: dict[str, Any], index: int, entry: dict[str, Any]) -> str:
+        """A past value's own forget button (``actions.past_handle`` names it); none for
+        the only value an ended row holds (forgetting the row is that)."""
+        from .actions import past_handle
+
+        if row.get("ended") and len(row.get("past") or []) <= 1:
             return ""
         label = bi("删除这个旧值", "Forget this past value")
+        handle = past_handle(index, entry)
         button = self._form(
-            "/forget-past", label, "danger", memory_id=row.get("id"), past_id=past_id
+            "/forget-past", label, "danger", memory_id=row.get("id"), past_id=handle
         )
         return f'<span class="acts">{button}</span>'
 

@@ -326,6 +326,11 @@ def _open_browser(url: str) -> bool:
     command in ``BROWSER``) inherits it, and stdout carries the one envelope."""
     import webbrowser
 
+    graphical = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
+    if os.name == "posix" and sys.platform != "darwin" and not any(map(os.environ.get, graphical)):
+        # No desktop to show a page on: webbrowser would fall back to a console browser
+        # (lynx, w3m) on a terminal this process may not have. The address is printed.
+        return False
     result: list[bool] = []
 
     def run() -> None:

@@ -92,6 +92,7 @@ COMMAND_NAMES = [
     "export",
     "import",
     "review",
+    "open-page",
     "mcp",
     "skill",
     "doctor",
