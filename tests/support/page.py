@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-from . import DB_NAME
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 LAUNCH_ARGS = [
@@ -166,9 +165,3 @@ def login(page: Served) -> str:
     assert reply.status == 303, reply.status
     (cookie,) = reply.cookies
     return cookie.split(";", 1)[0]
-
-
-def store_files(store: Path) -> dict[str, bytes | None]:
-    """Each store file's bytes (None when absent): a refused request leaves them identical."""
-    names = (DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm")
-    return {n: (store / n).read_bytes() if (store / n).exists() else None for n in names}
