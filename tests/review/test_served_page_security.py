@@ -151,7 +151,9 @@ def test_a_change_needs_a_post_with_a_token_the_page_gave(page: Served, enabled:
 def test_done_ends_the_server(page: Served) -> None:
     cookie = login(page)
     token, _ = _form(page, cookie)
-    reply = request(page, "POST", "/done", {"Cookie": cookie, "Origin": page.origin}, f"token={token}")
+    reply = request(
+        page, "POST", "/done", {"Cookie": cookie, "Origin": page.origin}, f"token={token}"
+    )
     assert reply.status == 200 and "The page is closed" in reply.text
     assert page.ended() == 0
 

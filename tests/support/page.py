@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 LAUNCH_ARGS = [
     "--no-sandbox",  # CI runs as root
