@@ -256,3 +256,16 @@ def test_at_390_px_nothing_runs_off_and_dark_follows_the_system(
     finally:
         context.close()
     assert (tmp_path / "page-390.png").stat().st_size > 10_000
+
+
+def test_ci_installs_what_these_tests_need_and_never_skips_them() -> None:
+    import tomllib
+
+    from support import ROOT
+
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "export MEMORY_STORE_REQUIRE_BROWSER=1" in ci.splitlines()
+    assert "apt-get install -y -qq chromium" in ci
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    test_extra = project["project"]["optional-dependencies"]["test"]
+    assert any(d.startswith("playwright") for d in test_extra)
