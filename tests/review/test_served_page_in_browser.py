@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import delta, find_leaks, ok, put
+import tomllib
+from support import ROOT, delta, find_leaks, ok, put
 from support.browser import build_realistic_store
 from support.page import Served, chromium, serve
 
@@ -259,10 +260,6 @@ def test_at_390_px_nothing_runs_off_and_dark_follows_the_system(
 
 
 def test_ci_installs_what_these_tests_need_and_never_skips_them() -> None:
-    import tomllib
-
-    from support import ROOT
-
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "export MEMORY_STORE_REQUIRE_BROWSER=1" in ci.splitlines()
     assert "apt-get install -y -qq chromium" in ci
