@@ -201,7 +201,7 @@ FAMILY = (
         "copy the store cannot erase. `--serve`: the envelope is printed once the page "
         "listens, then the server runs until the person presses done or "
         "`MEMORY_STORE_PAGE_IDLE_SECONDS` (900) pass unused; only the browser given the "
-        "one-time key gets in (`documentation/review.md`). Each button is the CLI's own "
+        "one-time key gets in (`documentation/page.md`). Each button is the CLI's own "
         "operation; a deletion is confirmed on the page with real counts first.",
         serves=True,
     ),
