@@ -201,3 +201,20 @@ def test_the_port_asked_for_is_used(enabled: Path) -> None:
         assert served.port == port and served.url == f"http://127.0.0.1:{port}/"
     finally:
         served.stop()
+
+
+def test_a_hostile_value_is_text_in_every_form_of_the_served_page(enabled: Path) -> None:
+    hostile = '"><script>alert(1)</script><input name="token" value="x'
+    put(delta("user", field="city", value=hostile))
+    served = serve()
+    try:
+        cookie = login(served)
+        text = request(served, "GET", "/", {"Cookie": cookie}).text
+        body = text.split("<body", 1)[1]
+        assert "<script" not in body and hostile not in body
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+        # The correct form's input carries the value escaped, so no second token field appears
+        # and the form posts exactly the fields the page wrote.
+        assert len(re.findall(r'<input type="hidden" name="token"', body)) == body.count("<form")
+    finally:
+        served.stop()
