@@ -8,8 +8,12 @@ another program on this computer, another local page or a DNS-rebinding site wou
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -218,3 +222,30 @@ def test_a_hostile_value_is_text_in_every_form_of_the_served_page(enabled: Path)
         assert len(re.findall(r'<input type="hidden" name="token"', body)) == body.count("<form")
     finally:
         served.stop()
+
+
+def test_without_no_open_the_browser_gets_the_address_and_nothing_prints_it(
+    enabled: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "opened.txt"
+    script = tmp_path / "browser.sh"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{log}"\n', encoding="utf-8")
+    script.chmod(0o700)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_store", "review", "--serve"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "BROWSER": str(script)},
+    )
+    assert proc.stdout is not None
+    data = json.loads(proc.stdout.readline())["data"]
+    assert data["opened"] is True
+    address = log.read_text(encoding="utf-8").strip()
+    page = Served(proc, data, address)
+    assert address.startswith(f"http://127.0.0.1:{page.port}/open?key=")
+    login(page)  # the key works once: the page is now the browser's alone
+    assert request(page, "GET", f"/open?key={page.key}").status == 403
+    proc.terminate()
+    out, err = proc.communicate(timeout=30)
+    assert page.key.encode() not in out + err  # printed nowhere: only the browser got it
