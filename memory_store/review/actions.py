@@ -15,7 +15,7 @@ import os
 
 from ..errors import MemoryStoreError
 from .asking import DESTRUCTIVE
-from .markup import bi, e, say
+from .markup import Clock, bi, e, labelled_summary, say
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -120,11 +120,19 @@ def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
     return {"rows": counts.get("total", 0), "operations": status.get("undo_available") or 0}
 
 
-def _saved(result: dict[str, Any], zh: str, en: str) -> Done:
+def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
+    """The operation's summary as the page's operation list shows it: the person's name
+    instead of their code."""
+    label = _label(store, subject) if isinstance(subject, str) and subject != "user" else None
+    labels = {subject: label} if label else {}
+    return labelled_summary(result.get("summary"), labels, {}, Clock(None))
+
+
+def _saved(store: Any, result: dict[str, Any], zh: str, en: str) -> Done:
     results = result.get("results") or [{}]
-    memory = results[0].get("memory") or {}
-    message = f'{bi(zh, en)}: <span class="value">{e(result.get("summary"))}</span>'
-    return Done(message, result.get("op_id"), memory.get("subject_id"))
+    subject = (results[0].get("memory") or {}).get("subject_id")
+    message = f'{bi(zh, en)}: <span class="value">{_summary(store, result, subject)}</span>'
+    return Done(message, result.get("op_id"), subject)
 
 
 def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
@@ -188,16 +196,21 @@ def run(store: Any, action: str, form: dict[str, str]) -> Done:
         return _forgotten(store.forget_object(_need(form, "subject_id"), confirm=True), None)
     if action == "forget-past":
         done = _delete_past(store, _need(form, "memory_id"), _need(form, "past_id"))
-        return _saved(done, "已删除旧值", "Past value deleted")
+        return _saved(store, done, "已删除旧值", "Past value deleted")
     if action == "end":
         delta = {"action": "end", "id": _need(form, "memory_id")}
-        return _saved(store.apply(delta), "已记下不再如此", "Marked as no longer true")
+        return _saved(store, store.apply(delta), "已记下不再如此", "Marked as no longer true")
     if action == "correct":
         row = _row(store, _need(form, "memory_id"))
-        return _saved(store.apply(_correction(row, _need(form, "value"))), "已纠正", "Corrected")
+        return _saved(
+            store, store.apply(_correction(row, _need(form, "value"))), "已纠正", "Corrected"
+        )
     if action == "undo":
         result = store.undo(_need(form, "op_id"))
-        message = f'{bi("已撤销", "Undone")}: <span class="value">{e(result.get("summary"))}</span>'
+        rows = [*(result.get("restored") or []), *(result.get("removed") or [])]
+        subject = rows[0].get("subject_id") if rows else None
+        summary = _summary(store, result, subject)
+        message = f'{bi("已撤销", "Undone")}: <span class="value">{summary}</span>'
         return Done(message + _erasure_note(result))
     if action in ("pause", "resume"):
         (store.pause if action == "pause" else store.resume)()

@@ -105,7 +105,8 @@ def test_a_correction_on_the_page_is_undone_on_the_page(tab: Any, served: Served
     row.locator("details.correct input[name='value']").fill("住在苏州-corrected")
     row.locator("details.correct button").click()
     tab.wait_for_load_state()
-    assert "Corrected" in tab.locator(".banner").inner_text()
+    banner = tab.locator(".banner").inner_text()
+    assert "Corrected" in banner and "小林" in banner and "obj-a" not in banner  # by name
     home = _row_of("home")
     assert home["value"] == "住在苏州-corrected"
     assert [p["value"] for p in home["past"]] == [OLD]  # a correction is not history
