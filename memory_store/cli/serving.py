@@ -30,19 +30,32 @@ def _serve_mcp(store: Any) -> None:
     serve(store)
 
 
-def _announce(data: dict[str, Any], address: str | None) -> None:
-    """The page listens: its envelope on stdout (the only one), and, when no browser was
-    opened on it, the address with its one-time key on stderr, for the person to open."""
-    write(sys.stdout, dumps(envelope("review", data, None)))
-    sys.stdout.flush()
-    if address is not None:
-        write(
-            sys.stderr,
-            "memory-store: open this address in your browser (it works once, on this "
-            f"computer only): {address}\n"
-            "memory-store: 在浏览器中打开上面的地址（只能用一次，只在这台电脑上有效）",
-        )
-        sys.stderr.flush()
+def _announcer(fmt: str) -> Any:
+    def announce(data: dict[str, Any], address: str | None) -> None:
+        """The page listens: its envelope on stdout (the only one; ``--format table``: its
+        lines), and, when no browser was opened on it, the address with its one-time key
+        on stderr, for the person to open."""
+        if fmt == "table":
+            from .table_output import table
+
+            write(sys.stdout, table("review", data))
+        else:
+            write(sys.stdout, dumps(envelope("review", data, None)))
+        sys.stdout.flush()
+        if address is not None:
+            _print_address(address)
+
+    return announce
+
+
+def _print_address(address: str) -> None:
+    write(
+        sys.stderr,
+        "memory-store: open this address in your browser (it works once, on this "
+        f"computer only): {address}\n"
+        "memory-store: 在浏览器中打开上面的地址（只能用一次，只在这台电脑上有效）",
+    )
+    sys.stderr.flush()
 
 
 def serve(name: str, store: Any, args: dict[str, Any]) -> None:
@@ -54,7 +67,7 @@ def serve(name: str, store: Any, args: dict[str, Any]) -> None:
 
     serve_page(
         store,
-        _announce,
+        _announcer(args.get("format") or "json"),
         port=args.get("port"),
         open_browser=not args.get("no_open"),
         subject=args.get("subject_id"),

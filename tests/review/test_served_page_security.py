@@ -249,3 +249,25 @@ def test_without_no_open_the_browser_gets_the_address_and_nothing_prints_it(
     proc.terminate()
     out, err = proc.communicate(timeout=30)
     assert page.key.encode() not in out + err  # printed nowhere: only the browser got it
+
+
+def test_with_format_table_the_page_announces_itself_in_lines(enabled: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memory_store",
+            "--format",
+            "table",
+            "review",
+            "--serve",
+            "--no-open",
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env={**os.environ, "MEMORY_STORE_PAGE_IDLE_SECONDS": "1"},
+        timeout=60,
+    )
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 0 and out.startswith("serving") and "{" not in out
+    assert "/open?key=" in proc.stderr.decode("utf-8") and "key=" not in out
