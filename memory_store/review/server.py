@@ -211,6 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _exchange(self, key: str) -> None:
         """The address opened carries the key once; it becomes the cookie."""
         state = self.server.state
+        if state.spent and self._has_cookie():
+            return self._redirect("/")  # the same browser again (a reload, a second tab)
         with state.lock:
             if state.spent or not key or not hmac.compare_digest(key, state.key):
                 return self._forbidden()

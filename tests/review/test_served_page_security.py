@@ -85,6 +85,9 @@ def test_the_key_becomes_a_strict_httponly_cookie_once(page: Served) -> None:
     assert shown.status == 200 and MARK in shown.text
     assert page.key not in shown.text
     assert request(page, "GET", "/", {"Cookie": "memory_page_1=nope"}).status == 403
+    # The browser that holds the cookie opening the address again just gets the page.
+    again = request(page, "GET", f"/open?key={page.key}", {"Cookie": cookie.split(";")[0]})
+    assert again.status == 303 and again.headers["Location"] == "/" and not again.cookies
 
 
 def test_the_policy_allows_no_script_and_nothing_from_elsewhere(page: Served) -> None:
