@@ -122,6 +122,14 @@ class MemoryStore:
         with self._open() as session:
             return apply(session, payload, dry_run, verbose)
 
+    def delete_past(self, memory_id: str, index: int) -> dict[str, Any]:
+        """Remove one past value (``show``'s ``past[index]``) of a row, undoably."""
+        check_text(memory_id, "memory_id")
+        from .writes.apply import delete_past
+
+        with self._open() as session:
+            return delete_past(session, memory_id, index)
+
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
         check_text(op_id, "op_id")
@@ -289,6 +297,15 @@ class MemoryStore:
         transfer.check_output(output, self.data_dir, "review")
         with self._open() as session:
             return transfer.review(session, output)
+
+    def review_snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """What the review page shows (consent, caps, every row, the recent operations) and
+        tidy's findings, in any consent state; for a host that renders the page itself
+        (``review --serve``). Changes nothing."""
+        from . import transfer
+
+        with self._open() as session:
+            return transfer.review_snapshot(session)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Read-only checks of the files, schema and stored rows; ``fix`` repairs file modes."""

@@ -360,15 +360,26 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
 
 
 def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
-    """The review page (``review/``) of everything stored, written to a new private file.
+    """The review page (``review/``) of everything stored, written to a new private file."""
+    from .review import render_review
 
-    Everything the page shows comes from here: each row as ``show`` gives it plus the
-    offset its time was written in, tidy's findings (not gated: the page is the
-    person's own access, contract §21), and the store's directory when the commands
-    on the page must name it (§22)."""
+    snapshot, findings = review_snapshot(session)
+    page = render_review(snapshot, findings)
+    path = write_private(output, page, "review")
+    memories = snapshot["memories"]
+    people = {m["subject_id"] for m in memories} - {policy.USER_SUBJECT}
+    return {"path": path, "count": len(memories), "people": len(people)}
+
+
+def review_snapshot(session: Session) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """What the review page shows, and tidy's findings over the same rows: the file
+    (``review --output``) and the served page (``review --serve``) are made from it.
+
+    Each row as ``show`` gives it plus the offset its time was written in, tidy's
+    findings (not gated: the page is the person's own access, contract §21), and the
+    store's directory when the commands on the page must name it (§22)."""
     from . import __version__, writes
     from .consent import consent_state, limits
-    from .review import render_review
     from .writes import tidy
 
     s = session.settings()
@@ -396,7 +407,4 @@ def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
         # None for the platform default store, which the person's terminal finds itself.
         "data_dir": location.data_dir if location.named else None,
     }
-    page = render_review(snapshot, tidy.findings_of(found))
-    path = write_private(output, page, "review")
-    people = {m["subject_id"] for m in memories} - {policy.USER_SUBJECT}
-    return {"path": path, "count": len(memories), "people": len(people)}
+    return snapshot, tidy.findings_of(found)

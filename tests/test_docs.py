@@ -418,6 +418,11 @@ def _play(base: Path) -> dict[str, Result]:
     s.run("import-dry-run", a, "import", "--dry-run", str(out))
     s.run("review", a, "review", "--output", str(base / "review.html"))
     s.run("review-exists", a, "review", "--output", str(base / "review.html"))
+    s.run("review-both", a, "review", "--output", str(base / "r2.html"), "--serve")
+    # No desktop here: the page does not open, and the result says what the person can run.
+    headless = {"DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": ""}
+    s.run("open-page", a, "open-page", "--subject-id", "obj-a", env=headless)
+    s.run("open-page-nobody", a, "open-page", "--subject-id", "obj-nobody", env=headless)
     s.run("restore-enable", "restore", "enable", "--confirm")
     s.run("import", "restore", "import", str(out))
     newer = base / "newer.json"
@@ -579,6 +584,8 @@ EXPECTED: dict[str, str | None] = {
     "forget-object-too-new": "SCHEMA_TOO_NEW",
     "apply-busy": "STORE_BUSY",
     "review-exists": "INVALID_ARGUMENTS",
+    "review-both": "INVALID_ARGUMENTS",
+    "open-page-nobody": "SUBJECT_NOT_FOUND",
     "import-newer": "INVALID_DELTA",
     "import-missing": "INVALID_ARGUMENTS",
 }
@@ -608,6 +615,7 @@ SUCCESSES = [
     "export-output",
     "import-dry-run",
     "review",
+    "open-page",
     "restore-enable",
     "import",
     "doctor",

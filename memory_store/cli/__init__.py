@@ -2,7 +2,8 @@
 
 One command's parser is built from its registry record (its family alone); the call goes
 to ``MemoryStore``; the result or error becomes one envelope and an exit status (tables:
-``table_output``; what apply and import read: ``inputs``; ``memory-store mcp``: ``mcp``)."""
+``table_output``; what apply and import read: ``inputs``; the commands that serve —
+``memory-store mcp``, ``review --serve`` — ``serving``)."""
 
 from __future__ import annotations
 
@@ -311,23 +312,6 @@ def parse(argv: list[str], from_argv: bool = False) -> argparse.Namespace:
     return ns
 
 
-def _serve_mcp(store: Any) -> None:
-    """``memory-store mcp``: the MCP server (the ``mcp`` package) on stdio until its client leaves.
-
-    The MCP SDK is an optional extra, and the per-turn commands never import it.
-    """
-    try:
-        from ..mcp import serve
-    except ImportError as exc:
-        from ..hosts import missing_sdk
-
-        refused = missing_sdk(exc)  # --print-config refuses by the same rule
-        if refused is None:
-            raise
-        raise refused from None
-    serve(store)
-
-
 def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     """The command's data; None when it served (``mcp``: stdout was the protocol's)."""
     from ..store import MemoryStore
@@ -341,7 +325,9 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
     store = MemoryStore(ns.data_dir)
     data = found.call(store, args)
     if data is None and found.serves:
-        _serve_mcp(store)
+        from .serving import serve
+
+        serve(ns.command, store, args)
     return data
 
 

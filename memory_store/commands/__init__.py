@@ -215,6 +215,7 @@ FAMILY_OF = {
     "export": "host",
     "import": "host",
     "review": "host",
+    "open-page": "host",
     "mcp": "host",
     "skill": "host",
     "doctor": "host",
@@ -273,6 +274,7 @@ QUERY = Option(
 
 SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
 TOOL_SUBJECT = "a code (obj-a) or a display_label"
+TOOL_SUBJECT_ROLES = ("the person being discussed",)
 
 
 def subject_option(help_text: str, positional: bool = False) -> Option:
@@ -282,7 +284,11 @@ def subject_option(help_text: str, positional: bool = False) -> Option:
         "subject_id",
         "text",
         f"{help_text}: {SUBJECT_NAMES}" if help_text else SUBJECT_NAMES,
-        tool_help=f"{help_text}: {TOOL_SUBJECT}" if help_text else TOOL_SUBJECT,
+        # The tool's words: the code-or-label rule alone, but for the one whose role
+        # it names (context's "the person being discussed").
+        tool_help=f"{help_text}: {TOOL_SUBJECT}"
+        if help_text in TOOL_SUBJECT_ROLES
+        else TOOL_SUBJECT,
         metavar="SUBJECT" if positional else "S",
         check=check_text,
         positional=positional,

@@ -94,12 +94,13 @@ class Tool:
 
 
 # The MCP tools (the mcp package): the commands a model may call, and the ones the person
-# confirms in their client. export, import, review, doctor, mcp and skill are not tools.
+# confirms in their client. export, import, review, doctor, mcp and skill are not tools;
+# open-page opens the person's own page, where they confirm for themselves.
 TOOLS: dict[str, Tool] = {
     "status": Tool(
         "memory_status",
         "记忆状态 · Memory status",
-        "Call first in a task: consent_state says what to do. Caps only near one, or with verbose.",
+        "Call first in a task: consent_state says what to do.",
         read_only=True,
         idempotent=True,
     ),
@@ -148,7 +149,7 @@ TOOLS: dict[str, Tool] = {
         "(the user about themselves; the only one for scope user), user_report (about others), "
         "chatlab or tool (events), assistant_inference (hypotheses only, with confidence and "
         "source_ref). A delete or end names its row by id, or by scope, subject_id, field "
-        "(occurred_at for an event), and nothing else. verbose: whole rows.",
+        "(occurred_at for an event), and nothing else.",
     ),
     "undo": Tool(
         "memory_undo",
@@ -174,6 +175,12 @@ TOOLS: dict[str, Tool] = {
         "person asks.",
         idempotent=True,
         confirm=True,
+    ),
+    "open-page": Tool(
+        "memory_open_page",
+        "打开记忆页面 · Open the memory page",
+        "Open the person's own memory page in their browser: they see, fix and delete "
+        "there themselves.",
     ),
     "forget": Tool(
         "memory_forget",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Command, Option
+from . import Command, Option, subject_option
 
 TYPE_CHECKING = False  # typing costs a few ms to import; every assistant turn would pay it
 if TYPE_CHECKING:
@@ -30,6 +30,53 @@ def _mcp(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
     from ..hosts import print_config
 
     return print_config(args["print_config"], store.data_dir)
+
+
+def check_port(value: Any, name: str = "port") -> int:
+    from ..errors import ArgumentRuleError
+
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ArgumentRuleError(
+            name, "must be an integer from 0 to 65535", minimum=0, maximum=65535
+        )
+    return value
+
+
+SERVE_ONLY = ("port", "no_open", "subject_id")
+
+
+def _review(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
+    """``--output``'s data; None means serve (the command line runs ``review.server``)."""
+    from ..errors import MemoryStoreError
+
+    if args["serve"]:
+        if args["output"] is not None:
+            raise MemoryStoreError(
+                "INVALID_ARGUMENTS", "give --output FILE or --serve, not both", {}
+            )
+        return None
+    given = [
+        f"--{n.replace('_', '-')}"
+        for n in SERVE_ONLY
+        if args.get(n) is not None and args.get(n) is not False
+    ]
+    if given:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", f"{', '.join(given)} goes with --serve", {"options": given}
+        )
+    if args["output"] is None:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS",
+            "give --output FILE (a page to keep) or --serve (the page with buttons, in the browser)",
+            {},
+        )
+    return store.review(output=args["output"])
+
+
+def _open_page(store: Any, args: dict[str, Any]) -> dict[str, Any]:
+    from ..review.launch import open_page
+
+    return open_page(store.location, args["subject_id"])
 
 
 def _skill(args: dict[str, Any]) -> dict[str, Any]:
@@ -106,25 +153,71 @@ FAMILY = (
     ),
     Command(
         "review",
-        "Write a page to read everything remembered in a browser (HTML, mode 600).",
+        "Write a page to read everything remembered (HTML, mode 600), or serve it to the "
+        "person's browser with buttons to change it.",
         (
             Option(
                 "output",
                 "path",
                 "create FILE (mode 600); never overwrites",
                 metavar="FILE",
-                required=True,
             ),
+            Option(
+                "serve",
+                "flag",
+                "serve the page on 127.0.0.1 and open it in the browser, with buttons to forget, "
+                "end, correct, undo, pause, export and revoke; runs until done or 15 minutes idle",
+            ),
+            Option(
+                "port",
+                "int",
+                "with --serve: the port (default: any free one)",
+                metavar="N",
+                check=check_port,
+            ),
+            Option(
+                "no_open",
+                "flag",
+                "with --serve: open no browser; the address to open (with its one-time key) "
+                "goes to standard error",
+            ),
+            subject_option("with --serve: open the page at this person"),
         ),
-        lambda s, a: s.review(output=a["output"]),
+        _review,
         (
-            ("path", "string", "the file created (mode 600)"),
-            ("count", "int", "memories on the page"),
-            ("people", "int", "subjects other than the user"),
+            ("path", "string", "with `--output`: the file created (mode 600)"),
+            ("count", "int", "with `--output`: memories on the page"),
+            ("people", "int", "with `--output`: subjects other than the user"),
+            ("serving", "bool", "with `--serve`: true, printed once the page listens"),
+            ("url", "string", "with `--serve`: the page's address, without its key"),
+            ("port", "int", "with `--serve`: the port on 127.0.0.1"),
+            ("opened", "bool", "with `--serve`: a browser was started on the page"),
+            ("subject_id", "string / null", "with `--serve`: the person the page opens at"),
+            ("idle_seconds", "int", "with `--serve`: the server ends after this long unused"),
         ),
-        "Works in any consent state (the user's right of access). One self-contained page: "
-        "no script, nothing fetched. Refuses an existing file and a path inside the store's "
-        "directory (`INVALID_ARGUMENTS`). Like an export, the file is a copy the store cannot erase.",
+        "Works in any consent state (the user's right of access). `--output`: one "
+        "self-contained page, no script, nothing fetched; refuses an existing file and a path "
+        "inside the store's directory (`INVALID_ARGUMENTS`); like an export, the file is a "
+        "copy the store cannot erase. `--serve`: the envelope is printed once the page "
+        "listens, then the server runs until the person presses done or "
+        "`MEMORY_STORE_PAGE_IDLE_SECONDS` (900) pass unused; only the browser given the "
+        "one-time key gets in (`documentation/page.md`). Each button is the CLI's own "
+        "operation; a deletion is confirmed on the page with real counts first.",
+        serves=True,
+    ),
+    Command(
+        "open-page",
+        "Open the person's memory page in their browser, where they see everything and "
+        "correct or delete it themselves.",
+        (subject_option("open the page at this person"),),
+        _open_page,
+        (
+            ("opened", "bool", "the page is open in the person's browser"),
+            ("subject_id", "string / null", "the person the page opened at"),
+            ("idle_minutes", "int", "the page closes after this long unused"),
+            ("command", "string", "when no browser could be opened: what the person can run"),
+        ),
+        "Returns at once; the page runs on by itself. Its key is never in the result.",
     ),
     Command(
         "mcp",

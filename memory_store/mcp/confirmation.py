@@ -150,7 +150,8 @@ def cannot_ask(store: Any, command: Command, args: dict[str, Any], language: str
     command they can run themselves."""
     line = _terminal_command(store, command, args)
     text = confirmation_text.nothing_changed("cannot_ask", language, line)
-    return ok({"changed": False, "reason": "cannot_ask", "command": line}, text)
+    # The person can also say yes on their page, which memory_open_page opens.
+    return ok({"changed": False, "reason": "cannot_ask", "command": line, "page": True}, text)
 
 
 def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[str, str]]]) -> Any:

@@ -127,8 +127,10 @@ NOTHING_CHANGED = {
         "and you will be asked with the new numbers.",
     ),
     "cannot_ask": (
-        "什么都没有改变：这个客户端无法请你本人确认。要执行，请你自己在终端运行：",
-        "Nothing changed: this client cannot ask you to confirm. To do it, run this yourself in a terminal:",
+        "什么都没有改变：这个客户端无法请你本人确认。你可以在记忆页面上确认（我可以为你打开它），"
+        "或自己在终端运行：",
+        "Nothing changed: this client cannot ask you to confirm. You can confirm it on your "
+        "memory page (I can open it for you), or run this yourself in a terminal:",
     ),
 }
 

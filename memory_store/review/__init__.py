@@ -15,7 +15,6 @@ from __future__ import annotations
 from .markup import (
     CONFIDENCE,
     CONSENT,
-    FINDINGS,
     KIND_NOTES,
     KIND_TITLES,
     SOURCES,
@@ -23,10 +22,12 @@ from .markup import (
     Clock,
     bi,
     e,
-    labelled_summary,
     pair,
     say,
 )
+from .sections import findings as _findings
+from .sections import how_to_forget as _how_to_forget
+from .sections import operations as _operations
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the CLI's start-up cannot afford it
 if TYPE_CHECKING:
@@ -34,25 +35,6 @@ if TYPE_CHECKING:
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 KINDS = ("object", "relationship", "event", "hypothesis")
-
-FORGET_STEPS = (
-    (
-        "删除一条记忆（ID 见每一行）",
-        "Forget one memory (its ID is shown on each row)",
-        "forget MEMORY_ID --confirm",
-    ),
-    (
-        "删除一个人的全部内容（代号见名字旁）",
-        "Forget one person (the code beside the name)",
-        "forget-object SUBJECT --confirm",
-    ),
-    ("删除全部记忆和撤销历史", "Forget every memory and the undo history", "clear --confirm"),
-    (
-        "撤回同意并删除存储文件",
-        "Withdraw consent and delete the store's files",
-        "revoke --delete --confirm",
-    ),
-)
 
 
 def command_text(args: str, data_dir: Any = None) -> str:
@@ -66,10 +48,13 @@ def command_text(args: str, data_dir: Any = None) -> str:
 
 
 class _Page:
-    """What every part of one page shares: its clock, its store, and who is who."""
+    """What every part of one page shares: its clock, its store, who is who, and its
+    ``controls`` — None for the static file (commands to paste), the served page's
+    buttons and forms otherwise (``review.controls.Controls``)."""
 
-    def __init__(self, snapshot: dict[str, Any]) -> None:
+    def __init__(self, snapshot: dict[str, Any], controls: Any = None) -> None:
         memories = list(snapshot.get("memories", []))
+        self.controls = controls
         self.clock = Clock(snapshot.get("generated_at"))
         self.data_dir = snapshot.get("data_dir")
         self.state = _consent_state(snapshot.get("consent", {}))
@@ -90,6 +75,14 @@ class _Page:
 
     def cmd(self, args: str) -> str:
         return f'<code class="cmd">{e(command_text(args, self.data_dir))}</code>'
+
+    def acts(self, row: dict[str, Any]) -> str:
+        return "" if self.controls is None else self.controls.row(row)
+
+
+def anchor(subject: str) -> str:
+    """The id of a person's card (the served page opens at it: ``review --serve --subject-id``)."""
+    return "you" if subject == "user" else f"p-{subject}"
 
 
 def _cls(row: dict[str, Any], flag: str) -> str:
@@ -141,16 +134,18 @@ def _reference(row: dict[str, Any], zh: str = "出处", en: str = "Reference") -
     return f'<p class="evidence">{bi(zh, en)}: <span class="ref">{e(ref)}</span></p>'
 
 
-def _past(row: dict[str, Any]) -> str:
+def _past(row: dict[str, Any], page: _Page) -> str:
     """The row's past values, oldest first: "2025-09-01 → 2026-03-10: 在上海做平面设计师"."""
     past = row.get("past")
     if not isinstance(past, list) or not past:
         return ""
+    controls = page.controls
     items = "".join(
         f'<li><span class="span">{e(p.get("since") or "…")} → {e(p.get("until") or "…")}:</span>'
         f' <span class="value">{e(p.get("value"))}</span>'
-        f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span></li>'
-        for p in past
+        f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span>'
+        f"{'' if controls is None else controls.past(row, i, p)}</li>"
+        for i, p in enumerate(past)
         if isinstance(p, dict)
     )
     return f'<div class="history">{bi("以前", "Earlier")}<ol>{items}</ol></div>'
@@ -173,7 +168,8 @@ def _facts(rows: list[dict[str, Any]], page: _Page) -> str:
     body = "".join(
         f"<tr{_cls(r, 'ended')}>"
         f'<th scope="row"><code>{e(r.get("field"))}</code></th>'
-        f'<td>{_ended(r)}<div class="value now">{e(r.get("value"))}</div>{_past(r)}</td>'
+        f'<td>{_ended(r)}<div class="value now">{e(r.get("value"))}</div>{_past(r, page)}'
+        f"{page.acts(r)}</td>"
         f'<td class="meta">{_meta(r, page, with_id=False)}{_reference(r)}</td>'
         f'<td class="id"><code>{e(r.get("id"))}</code></td></tr>'
         for r in sorted(rows, key=lambda r: str(r.get("field")))
@@ -188,8 +184,8 @@ def _timeline(rows: list[dict[str, Any]], page: _Page) -> str:
         f'<li{_cls(r, "pinned")}><span class="date">'
         f"{page.clock.stamp(r.get('occurred_at'), r.get('occurred_offset'))}</span> "
         f"{milestone if r.get('pinned') else ''}{_ended(r)}<code>{e(r.get('field'))}</code>"
-        f'<div class="value">{e(r.get("value"))}</div>{_past(r)}{_reference(r)}'
-        f'<p class="meta">{_meta(r, page)}</p></li>'
+        f'<div class="value">{e(r.get("value"))}</div>{_past(r, page)}{_reference(r)}'
+        f'<p class="meta">{_meta(r, page)}</p>{page.acts(r)}</li>'
         for r in ordered
     )
     return f'<ol class="timeline">{items}</ol>'
@@ -200,8 +196,8 @@ def _guesses(rows: list[dict[str, Any]], page: _Page) -> str:
         f'<article class="guess"><span class="badge">{bi("推测", "guess")}</span>{_ended(r)}'
         f'<span class="confidence">{bi("把握", "confidence")}: {pair(CONFIDENCE, r.get("confidence"))}</span>'
         f'<div><code>{e(r.get("field"))}</code></div><div class="value">{e(r.get("value"))}</div>'
-        f"{_past(r)}{_reference(r, '依据', 'Evidence')}"
-        f'<p class="meta">{_meta(r, page)}</p></article>'
+        f"{_past(r, page)}{_reference(r, '依据', 'Evidence')}"
+        f'<p class="meta">{_meta(r, page)}</p>{page.acts(r)}</article>'
         for r in sorted(rows, key=lambda r: str(r.get("field")))
     )
     return f'<div class="guesses">{cards}</div>'
@@ -227,9 +223,18 @@ def _caps(rows: list[dict[str, Any]], limits: dict[str, Any]) -> str:
     return f'<p class="caps">{"".join(spans)}</p>'
 
 
-def _person(
-    anchor: str, subject: str, rows: list[dict[str, Any]], limits: dict[str, Any], page: _Page
-) -> str:
+def _forget_person(subject: str, page: _Page) -> str:
+    if page.controls is not None:
+        return page.controls.person(subject, page.labels.get(subject))
+    what = (
+        bi("删除你自己的资料", "Forget your own profile")
+        if subject == "user"
+        else bi("忘记这个人的全部内容", "Forget everything about this person")
+    )
+    return f'<p class="forget">{what}: {page.cmd(f"forget-object {subject} --confirm")}</p>'
+
+
+def _person(subject: str, rows: list[dict[str, Any]], limits: dict[str, Any], page: _Page) -> str:
     label = page.labels.get(subject)
     code = f'<code class="id">{e(subject)}</code>'
     title = f"<h2>{e(label)}</h2>{code}" if label else f"<h2>{e(subject)}</h2>"
@@ -238,12 +243,9 @@ def _person(
         for kind in KINDS
         if (kind_rows := [r for r in rows if r.get("scope") == kind])
     )
-    forget = page.cmd(f"forget-object {subject} --confirm")
     return (
-        f'<section class="card person" id="{anchor}"><div class="person-head">{title}</div>'
-        f"{_caps(rows, limits)}{sections}"
-        f'<p class="forget">{bi("忘记这个人的全部内容", "Forget everything about this person")}: {forget}</p>'
-        "</section>"
+        f'<section class="card person" id="{e(anchor(subject))}"><div class="person-head">'
+        f"{title}</div>{_caps(rows, limits)}{sections}{_forget_person(subject, page)}</section>"
     )
 
 
@@ -290,7 +292,7 @@ def _overview(
     stat_html = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in stats)
     resume = page.cmd("resume") if "{resume}" in note_zh else ""
     links = "".join(
-        f'<a href="#p{i}">{e(page.labels.get(s) or s)}</a>' for i, (s, _) in enumerate(people, 1)
+        f'<a href="#{e(anchor(s))}">{e(page.labels.get(s) or s)}</a>' for s, _ in people
     )
     people_html = f'<p class="people">{links}</p>' if links else ""
     return (
@@ -301,79 +303,6 @@ def _overview(
     )
 
 
-def _who(subject: Any, page: _Page) -> str:
-    if subject is None or subject == "":
-        return ""
-    if subject == "user":
-        return f'<span class="who-name">{bi("你自己", "You")}</span> '
-    label = page.labels.get(str(subject))
-    name = f"{e(label)} " if label is not None else ""
-    return f'<span class="who-name">{name}<code class="id">{e(subject)}</code></span> '
-
-
-def _findings(findings: list[dict[str, Any]] | None, page: _Page) -> str:
-    """Tidy's findings (contract §20): suggestions for the person, never changes."""
-    if findings is None:
-        return ""
-    items = []
-    for f in findings:
-        f = f if isinstance(f, dict) else {"message": f}
-        ids = f.get("ids")
-        ids = ids if isinstance(ids, (list, tuple)) else [] if ids is None else [ids]
-        codes = " ".join(f'<code class="id">{e(i)}</code>' for i in ids)
-        where = f'<p class="meta">ID {codes}</p>' if codes else ""
-        items.append(
-            f'<li class="finding"><span class="kind">{pair(FINDINGS, f.get("kind"))}</span> '
-            f'{_who(f.get("subject_id"), page)}<div class="value">{e(f.get("message"))}</div>'
-            f"{where}</li>"
-        )
-    if items:
-        body = f'<ul class="findings">{"".join(items)}</ul>'
-    else:
-        body = f'<p class="note">{say("没有需要整理的。", "Nothing to tidy.")}</p>'
-    note = say(
-        "这些只是建议：助手会先问你，你同意才改，改了也可以撤销。",
-        "Suggestions only: the assistant asks you first, changes nothing without your yes, and any change can be undone.",
-    )
-    proposal = f"{bi('建议的改动', 'The proposed changes')}: {page.cmd('tidy')}"
-    if page.state != "enabled":  # tidy is gated like context: it answers once consent is on
-        proposal += " " + say(
-            "（同意有效且未暂停时才能运行）", "(runs once consent is given and not paused)"
-        )
-    return (
-        f'<section class="card tidy"><h2>{bi("整理建议", "Tidy suggestions")}</h2>'
-        f'<p class="note">{note}</p>{body}<p class="forget">{proposal}</p></section>'
-    )
-
-
-def _operations(ops: list[dict[str, Any]], page: _Page) -> str:
-    if not ops:
-        return f'<p class="note">{say("没有可撤销的操作。", "No operations to undo.")}</p>'
-    head = (
-        f"<thead><tr><th>{bi('时间', 'When')}</th><th>{bi('操作', 'Action')}</th>"
-        f"<th>{bi('内容和撤销命令', 'What changed, and the command that undoes it')}</th></tr></thead>"
-    )
-    body = "".join(
-        f'<tr><td class="meta">{page.clock.stamp(op.get("created_at"))}</td><td>{e(op.get("action"))}'
-        f' <span class="meta">· {e(op.get("rows"))} {bi("行", "rows")}</span></td>'
-        f'<td><div class="value">{labelled_summary(op.get("summary"), page.labels, page.offsets, page.clock)}</div>'
-        f"{page.cmd('undo --op-id ' + str(op.get('op_id')))}</td></tr>"
-        for op in ops
-    )
-    return f'<table class="ops">{head}<tbody>{body}</tbody></table>'
-
-
-def _how_to_forget(page: _Page) -> str:
-    items = "".join(f"<li>{bi(zh, en)}: {page.cmd(args)}</li>" for zh, en, args in FORGET_STEPS)
-    return (
-        f'<section class="card how"><h2>{bi("如何删除", "How to forget")}</h2>'
-        f'<p class="note">{say("删除是永久的，不能撤销。", "Forgetting is permanent and cannot be undone.")}</p>'
-        f"<ul>{items}</ul>"
-        f'<p class="note copy">{say("本页是一份副本：删除存储里的内容不会删除这个文件，请自行删除。", "This page is a copy: forgetting in the store does not delete this file; delete it yourself.")}</p>'
-        "</section>"
-    )
-
-
 def _you(rows: list[dict[str, Any]], snapshot: dict[str, Any], page: _Page) -> str:
     cap = snapshot.get("limits", {}).get("by_scope", {}).get("user", {}).get("max", "?")
     if rows:
@@ -381,28 +310,31 @@ def _you(rows: list[dict[str, Any]], snapshot: dict[str, Any], page: _Page) -> s
     else:
         table = f'<p class="note">{say("还没有关于你的记录。", "Nothing about you yet.")}</p>'
     return (
-        f'<section class="card person you"><div class="person-head"><h2>{bi("你自己", "You")}</h2>'
-        f'<code class="id">user</code></div>'
+        f'<section class="card person you" id="you"><div class="person-head">'
+        f'<h2>{bi("你自己", "You")}</h2><code class="id">user</code></div>'
         f'<p class="caps"><span>{bi(*KIND_TITLES["user"])} {_count(len(rows), cap)}</span></p>'
         f'<p class="note">{say(*KIND_NOTES["user"])}</p>{table}'
-        f'<p class="forget">{bi("删除你自己的资料", "Forget your own profile")}: '
-        f"{page.cmd('forget-object user --confirm')}</p></section>"
+        f"{_forget_person('user', page) if rows or page.controls is None else ''}</section>"
     )
 
 
-def render_review(snapshot: dict[str, Any], findings: list[dict[str, Any]] | None = None) -> str:
+def render_review(
+    snapshot: dict[str, Any], findings: list[dict[str, Any]] | None = None, controls: Any = None
+) -> str:
     """The whole page for ``snapshot`` (keys: generated_at, version, consent, limits,
     counts, memories — as ``show`` gives them, plus occurred_offset —, operations;
     data_dir, the store its commands name, None for the platform default), with
     no script and no external resource. ``findings`` (tidy's, contract §20) adds a section of
-    suggestions; an empty list says there is nothing to tidy, None leaves it out."""
-    page = _Page(snapshot)
+    suggestions; an empty list says there is nothing to tidy, None leaves it out.
+    ``controls`` (``review.controls.Controls``) makes it the served page: the same markup
+    with a button or form beside each thing the person can change, and no meta policy
+    (the server sends its own in a header)."""
+    page = _Page(snapshot, controls)
     memories = list(snapshot.get("memories", []))
     people = _subjects(memories)
     if memories:
         body = _you([r for r in memories if r.get("scope") == "user"], snapshot, page) + "".join(
-            _person(f"p{i}", s, rows, snapshot.get("limits", {}), page)
-            for i, (s, rows) in enumerate(people, 1)
+            _person(s, rows, snapshot.get("limits", {}), page) for s, rows in people
         )
     else:
         nothing = say("还没有记住任何内容。", "Nothing remembered yet.")
@@ -417,16 +349,35 @@ def render_review(snapshot: dict[str, Any], findings: list[dict[str, Any]] | Non
     )
     zone = page.clock.zone()
     zone_note = bi(f"时间为本机时区 {zone}", f"times in this computer's time zone, {zone}")
+    stamp = (
+        f'<p class="stamp">{bi("生成于", "Generated")} {page.clock.stamp(snapshot.get("generated_at"))}'
+        f" · {zone_note} · memory-store {e(snapshot.get('version'))}</p>"
+    )
+    title = f"<h1>{bi('助手记得什么', 'What the assistant remembers')}</h1>"
+    if controls is None:
+        header, footer = (
+            f"<div>{title}{stamp}</div>",
+            say(
+                "由 memory-store review 生成的只读副本。",
+                "A read-only copy made by memory-store review.",
+            ),
+        )
+    else:
+        header, footer = controls.header(f"<div>{title}{stamp}</div>"), controls.footer()
+    return document(
+        f"<header>{header}</header><main>{_overview(snapshot, people, page)}{body}"
+        f"{_findings(findings, page)}{operations}{_how_to_forget(page)}</main>"
+        f"<footer>{footer}</footer>",
+        None if controls is not None else CSP,
+    )
+
+
+def document(body: str, csp: str | None = CSP) -> str:
+    """One page around ``body``: UTF-8, the stylesheet inline, a meta policy when ``csp``."""
+    policy = "" if csp is None else f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
     return (
-        '<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="utf-8">{policy}'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>记忆回顾 · Memory review</title><style>{STYLE}</style></head><body>"
-        f"<header><h1>{bi('助手记得什么', 'What the assistant remembers')}</h1>"
-        f'<p class="stamp">{bi("生成于", "Generated")} {page.clock.stamp(snapshot.get("generated_at"))}'
-        f" · {zone_note} · memory-store {e(snapshot.get('version'))}</p></header>"
-        f"<main>{_overview(snapshot, people, page)}{body}{_findings(findings, page)}"
-        f"{operations}{_how_to_forget(page)}</main>"
-        f"<footer>{say('由 memory-store review 生成的只读副本。', 'A read-only copy made by memory-store review.')}</footer>"
-        "</body></html>\n"
+        f"{body}</body></html>\n"
     )

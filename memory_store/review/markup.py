@@ -74,8 +74,17 @@ FINDINGS = {
 }
 
 STYLE = """
-:root { --ink:#2a2d33; --soft:#6b7079; --line:#e3e0d8; --paper:#f7f5f0; --card:#fff;
-  --accent:#2f6b66; --accent-bg:#e8f1ef; --guess:#8a5a00; --guess-bg:#fdf7e8; --warn:#a4461f; }
+:root { color-scheme: light dark; --ink:#2a2d33; --soft:#6b7079; --line:#e3e0d8; --paper:#f7f5f0;
+  --card:#fff; --accent:#2f6b66; --accent-bg:#e8f1ef; --accent-line:#9cc3bd; --guess:#8a5a00;
+  --guess-bg:#fdf7e8; --guess-line:#dcb877; --full-line:#e6c79a; --warn:#a4461f; --warn-bg:#fbeee8;
+  --warn-line:#e8b9a4; --code-bg:#f1efe9; --id:#4f545c; --dot:#b9bcc2; --shadow:rgba(40, 40, 30, 0.04); }
+@media screen and (prefers-color-scheme: dark) {
+  :root { --ink:#e4e2dc; --soft:#a3a7ae; --line:#3a3d43; --paper:#17181b; --card:#212327;
+    --accent:#7cc4bb; --accent-bg:#1f3532; --accent-line:#3f6f69; --guess:#e6b765;
+    --guess-bg:#2c2618; --guess-line:#7a6232; --full-line:#7a6232; --warn:#f0a07c;
+    --warn-bg:#3a241c; --warn-line:#7a4431; --code-bg:#2b2d32; --id:#b4b8bf; --dot:#5d6168;
+    --shadow:rgba(0, 0, 0, 0.3); }
+}
 * { box-sizing: border-box; }
 html { background: var(--paper); }
 body { margin: 0 auto; max-width: 1160px; padding: 36px 28px 48px; color: var(--ink);
@@ -90,11 +99,12 @@ h3 { font-size: 15px; font-weight: 600; margin: 22px 0 2px; color: var(--accent)
 .sub, .note, .meta, .stamp { color: var(--soft); }
 .note { margin: 0 0 10px; font-size: 13.5px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 12px;
-  padding: 20px 26px; margin: 18px 0; box-shadow: 0 1px 2px rgba(40, 40, 30, 0.04); }
+  padding: 20px 26px; margin: 18px 0; box-shadow: 0 1px 2px var(--shadow); }
 .value { white-space: pre-wrap; overflow-wrap: anywhere; }
 .pill { display: inline-block; border-radius: 999px; padding: 1px 10px; font-size: 13px;
   background: var(--accent-bg); color: var(--accent); }
-.state-paused, .state-revoked, .state-absent { background: #fbeee8; color: var(--warn); }
+.state-paused, .state-revoked, .state-absent, .state-never_enabled { background: var(--warn-bg);
+  color: var(--warn); }
 .stats { display: flex; flex-wrap: wrap; gap: 10px 28px; margin: 14px 0 0; padding: 0; }
 .stats div { min-width: 150px; }
 .stats dt { font-size: 12.5px; color: var(--soft); }
@@ -103,7 +113,7 @@ h3 { font-size: 15px; font-weight: 600; margin: 22px 0 2px; color: var(--accent)
 .person-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; }
 .caps { display: flex; flex-wrap: wrap; gap: 6px 8px; margin: 10px 0 0; font-size: 13px; }
 .caps > span { border: 1px solid var(--line); border-radius: 6px; padding: 1px 8px; color: var(--soft); }
-.caps .full { border-color: #e6c79a; color: var(--guess); background: var(--guess-bg); }
+.caps .full { border-color: var(--full-line); color: var(--guess); background: var(--guess-bg); }
 .count { font-variant-numeric: tabular-nums; color: var(--ink); }
 table { width: 100%; border-collapse: collapse; font-size: 14px; }
 table.facts { table-layout: fixed; }
@@ -112,31 +122,32 @@ table.facts { table-layout: fixed; }
 .ops thead th:nth-child(1) { width: 19%; } .ops thead th:nth-child(2) { width: 16%; }
 .ops .cmd { margin-top: 4px; }
 .meta > span { white-space: nowrap; }
-.meta > span + span::before { content: "·"; margin-right: 7px; color: #b9bcc2; }
+.meta > span + span::before { content: "·"; margin-right: 7px; color: var(--dot); }
 th, td { text-align: left; vertical-align: top; padding: 7px 10px 7px 0; border-bottom: 1px solid var(--line); }
 thead th { font-size: 12px; font-weight: 500; color: var(--soft); }
 tbody th { font-weight: 500; overflow-wrap: anywhere; }
 td.meta { font-size: 12.5px; }
 td.meta > span { display: block; white-space: normal; }
 td.meta > span + span::before { content: none; }
-td.id, .id { font-size: 12.5px; color: #4f545c; }
-td.id code, code.id { white-space: nowrap; }
+td.id, .id { font-size: 12.5px; color: var(--id); }
+td.id code, code.id { overflow-wrap: anywhere; }
 .timeline { list-style: none; margin: 6px 0 0; padding: 0 0 0 18px; border-left: 2px solid var(--accent-bg); }
 .timeline li { position: relative; padding: 4px 0 12px 12px; break-inside: avoid; }
 .timeline li::before { content: ""; position: absolute; left: -25px; top: 11px; width: 10px; height: 10px;
   border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
 .timeline .date { font-weight: 600; font-variant-numeric: tabular-nums; margin-right: 10px; }
 .timeline .meta, .guess .meta { font-size: 12.5px; margin: 2px 0 0; }
-.guesses { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 12px; }
-.guess { background: var(--guess-bg); border: 1px dashed #dcb877; border-radius: 10px; padding: 12px 14px;
-  break-inside: avoid; }
+.guesses { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(360px, 100%), 1fr));
+  gap: 12px; }
+.guess { background: var(--guess-bg); border: 1px dashed var(--guess-line); border-radius: 10px;
+  padding: 12px 14px; break-inside: avoid; min-width: 0; }
 .guess .badge { display: inline-block; font-size: 12px; font-weight: 600; color: var(--guess);
-  border: 1px solid #dcb877; border-radius: 999px; padding: 0 9px; margin-right: 6px; }
+  border: 1px solid var(--guess-line); border-radius: 999px; padding: 0 9px; margin-right: 6px; }
 .guess .value { margin: 6px 0 4px; font-style: italic; }
 .evidence { font-size: 13px; margin: 0; }
 .forget { margin: 16px 0 0; font-size: 13.5px; color: var(--soft); }
-.cmd { display: inline-block; background: #f1efe9; border-radius: 6px; padding: 1px 8px; color: var(--ink);
-  overflow-wrap: anywhere; }
+.cmd { display: inline-block; max-width: 100%; background: var(--code-bg); border-radius: 6px;
+  padding: 1px 8px; color: var(--ink); overflow-wrap: anywhere; }
 .how li { margin: 6px 0; }
 .ref { overflow-wrap: anywhere; white-space: pre-wrap; }
 .history { margin: 6px 0 0; font-size: 13px; color: var(--soft); }
@@ -146,19 +157,67 @@ td.id code, code.id { white-space: nowrap; }
 .history .value { color: var(--ink); }
 .ended-mark, .milestone { display: inline-block; font-size: 12px; font-weight: 600; border-radius: 999px;
   padding: 0 9px; margin-right: 6px; }
-.ended-mark { color: var(--warn); border: 1px solid #e8b9a4; background: #fbeee8; }
-.milestone { color: var(--accent); border: 1px solid #9cc3bd; background: var(--accent-bg); }
+.ended-mark { color: var(--warn); border: 1px solid var(--warn-line); background: var(--warn-bg); }
+.milestone { color: var(--accent); border: 1px solid var(--accent-line); background: var(--accent-bg); }
 tr.ended th, tr.ended .now { color: var(--soft); }
 .timeline li.pinned::before { background: var(--accent); }
 .findings { list-style: none; margin: 8px 0 0; padding: 0; }
 .findings li { border-top: 1px solid var(--line); padding: 8px 0; }
 .findings .kind { font-weight: 600; margin-right: 8px; }
 .findings .meta { margin: 2px 0 0; font-size: 12.5px; }
-.who { border-bottom: 1px dotted #b9bcc2; }
+.who { border-bottom: 1px dotted var(--dot); }
 .empty { font-size: 16px; color: var(--soft); text-align: center; padding: 24px 0; }
 footer { color: var(--soft); font-size: 12.5px; margin-top: 28px; }
+form.act { display: inline; margin: 0; }
+.acts { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 0; align-items: flex-start; }
+button, input[type="text"] { font: inherit; font-size: 13px; color: var(--ink); }
+button { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
+  cursor: pointer; }
+button:hover { border-color: var(--accent); color: var(--accent); }
+button.danger { color: var(--warn); border-color: var(--warn-line); }
+button.danger:hover { background: var(--warn-bg); }
+button.primary { background: var(--accent); border-color: var(--accent); color: var(--card); }
+input[type="text"] { background: var(--paper); border: 1px solid var(--line); border-radius: 6px;
+  padding: 3px 8px; width: 100%; max-width: 420px; }
+details.correct { display: inline-block; max-width: 100%; }
+details.correct summary { display: inline-block; border: 1px solid var(--line); border-radius: 6px;
+  padding: 2px 10px; font-size: 13px; cursor: pointer; list-style: none; }
+details.correct summary::-webkit-details-marker { display: none; }
+details.correct[open] { display: block; }
+details.correct form { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 0; }
+.history .acts { display: inline-flex; margin: 0 0 0 6px; }
+.banner { border-radius: 10px; padding: 10px 16px; margin: 18px 0 0; background: var(--accent-bg);
+  border: 1px solid var(--accent-line); overflow-wrap: anywhere; }
+.banner.error { background: var(--warn-bg); border-color: var(--warn-line); }
+.banner .code { font-weight: 600; margin-right: 6px; }
+.banner form { display: inline; margin-left: 8px; }
+.confirm .question { font-size: 17px; margin: 6px 0 14px; overflow-wrap: anywhere; }
+.confirm .acts { gap: 10px; }
+a.button { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
+  color: var(--ink); text-decoration: none; font-size: 13px; }
+.head-row { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px 16px;
+  align-items: flex-start; }
+.controls form { margin: 8px 0; }
+.controls .line { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+@media (max-width: 640px) {
+  body { padding: 18px 10px 32px; font-size: 14.5px; }
+  h1 { font-size: 22px; }
+  .card { padding: 14px 14px; border-radius: 10px; }
+  .stats div { min-width: 120px; }
+  table.facts, .facts tbody, .facts tr, .facts th, .facts td,
+  table.ops, .ops tbody, .ops tr, .ops td { display: block; width: auto; }
+  .facts thead, .ops thead { display: none; }
+  .facts tr, .ops tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
+  .facts th, .facts td, .ops td { border: 0; padding: 2px 0; }
+  td.id::before { content: "ID "; color: var(--soft); }
+  .meta > span { white-space: normal; }
+  .history .span { white-space: normal; }
+  .timeline { padding-left: 14px; }
+  .timeline li { padding-left: 8px; }
+  .timeline li::before { left: -21px; }
+}
 @media print {
-  html, body { background: #fff; }
+  html, body { background: #fff; color: #000; }
   body { max-width: none; padding: 0; font-size: 11pt; }
   .card { box-shadow: none; border-color: #bbb; padding: 12px 0 0; border-width: 1px 0 0; border-radius: 0; }
   .guess { background: #fff; }
@@ -167,6 +226,7 @@ footer { color: var(--soft); font-size: 12.5px; margin-top: 28px; }
   .people a { color: inherit; }
   tr, .guess, .timeline li { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
+  form, details.correct, .controls, .banner { display: none; }
   @page { margin: 16mm 14mm; }
 }
 """

@@ -135,6 +135,55 @@ def _apply(
     return result, deltas
 
 
+def delete_past(session: Session, memory_id: str, index: int) -> dict[str, Any]:
+    """Remove one past value (``show``'s ``past[index]``) from its row, as one undoable
+    operation with apply's result; the row and its other values stay.
+
+    The served page's "forget this past value" until past values carry their own handle
+    (contract §23's ``past_id``; then ``{"action": "delete", "past_id": …}`` in apply)."""
+    session.gate(session.settings())
+    with session.transaction():
+        settings = session.settings()
+        session.gate(settings)
+        row = rows.find_by_id(session.conn, memory_id)
+        past = rows.past_of(row) if row is not None else []
+        if row is None or not 0 <= index < len(past):
+            raise error(
+                "MEMORY_NOT_FOUND",
+                "that past value is not stored any more; nothing was changed",
+                id=memory_id,
+            )
+        if not rows.is_current(row) and len(past) == 1:
+            raise error(
+                "INVALID_ARGUMENTS",
+                "it is the only value this ended memory holds; forget the memory instead",
+                id=memory_id,
+            )
+        gone = past.pop(index)
+        seq = settings["write_seq"] + 1
+        now = rows.now()
+        kept = json.dumps(past, ensure_ascii=False) if past else None
+        session.conn.execute(
+            "UPDATE memories SET past = ?, updated_at = ?, write_seq = ? WHERE id = ?",
+            (kept, now, seq, memory_id),
+        )
+        new = {**row, "past": kept, "updated_at": now, "write_seq": seq}
+        summary = f"{rows.label(row)} past value deleted: {_short(str(gone['value']))}"
+        entry = {"id": memory_id, "before": row, "after": new}
+        op_id = record_operation(session.conn, "apply", summary, [entry], now)
+        trimmed = trim_history(session.conn)
+        session.set(write_seq=seq, **({"erase_pending": True} if trimmed else {}))
+    session.finish_erasure(True, db.SHORT_ERASE_WAIT_MS)
+    return {
+        "op_id": op_id,
+        "results": [{"index": 0, "action": "updated", "memory": rows.public(new)}],
+        "pruned": [],
+        "summary": summary,
+        "undo_hint": session.location.command("undo", "--op-id", op_id),
+        "dry_run": False,
+    }
+
+
 class Batch:
     """One operation's deltas written inside its transaction, with what undo needs.
 

@@ -151,6 +151,8 @@ SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     ("populated", ["import", "{doc}"], {"op_id", "counts", "summary", "undo_hint", "dry_run"}),
     ("populated", ["import", "--dry-run", "{doc}"], {"op_id", "counts", "dry_run"}),
     ("populated", ["review", "--output", "{page}"], {"path", "count", "people"}),
+    # No desktop in the tests: the page is not opened, and the result says what to run.
+    ("populated", ["open-page"], {"opened", "subject_id", "idle_minutes", "command"}),
     ("populated", ["doctor"], {"ok", "findings"}),
     ("absent", ["doctor"], {"ok", "findings"}),
     ("absent", ["mcp", "--print-config", "codex"], {"host", "format", "config", "args"}),
@@ -184,6 +186,9 @@ FAILURE_CASES: list[tuple[str, list[str], str]] = [
     ("enabled", ["search", "--query", " "], "INVALID_ARGUMENTS"),
     ("enabled", ["tidy", "--subject-id", " "], "INVALID_ARGUMENTS"),
     ("absent", ["review", "--output", "{page}"], "NOT_INITIALIZED"),
+    ("absent", ["open-page"], "NOT_INITIALIZED"),
+    ("absent", ["review", "--serve", "--no-open"], "NOT_INITIALIZED"),
+    ("enabled", ["open-page", "--subject-id", "obj-nobody"], "SUBJECT_NOT_FOUND"),
     ("absent", ["doctor", "--no-such-flag"], "INVALID_ARGUMENTS"),
     ("absent", ["mcp", "--print-config", "notepad"], "INVALID_ARGUMENTS"),
     ("absent", ["skill", "install", "--host", "claude", "--dir", "{skills}"], "INVALID_ARGUMENTS"),

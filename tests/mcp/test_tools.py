@@ -63,6 +63,7 @@ async def test_tools_are_the_registrys_with_their_hints_and_schemas(store: Any, 
         "memory_undo",
         "memory_pause",
         "memory_resume",
+        "memory_open_page",
     }
     for name, tool in tools.items():
         hints = tool.annotations

@@ -94,6 +94,7 @@ COMMAND_NAMES = [
     "export",
     "import",
     "review",
+    "open-page",
     "mcp",
     "skill",
     "doctor",

@@ -1,0 +1,243 @@
+"""What each button of the served page does: the library call the command line makes.
+
+``facts`` counts what a destructive action would remove (``MemoryStore.forget_preview``
+and ``status``, as the MCP questions count), for the confirmation step; ``run`` makes the
+call — ``forget``, ``forget_object``, ``apply`` (``end``, a ``correction``, a past value's
+``delete``), ``undo``, ``pause``/``resume``, ``export(output=…)``, ``revoke`` — with
+``confirm=True`` only where the person has just said yes on the page. A refusal is the
+library's ``MemoryStoreError``, which the server shows with its code; nothing here writes
+to the store any other way.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import MemoryStoreError
+from .asking import DESTRUCTIVE
+from .markup import Clock, bi, e, labelled_summary, say
+
+TYPE_CHECKING = False  # typing costs a few ms to import
+if TYPE_CHECKING:
+    from typing import Any
+
+# Each action and the form fields it takes (every other field is refused).
+FIELDS: dict[str, tuple[str, ...]] = {
+    "forget": ("memory_id",),
+    "forget-past": ("memory_id", "past_id"),
+    "forget-object": ("subject_id",),
+    "end": ("memory_id",),
+    "correct": ("memory_id", "value"),
+    "undo": ("op_id",),
+    "pause": (),
+    "resume": (),
+    "export": ("path",),
+    "revoke": (),
+    "revoke-delete": (),
+}
+# Where a correction typed on the page comes from: the person said it, here (contract §6).
+CORRECTION_SOURCE = "review page"
+
+
+class Done:
+    """What an action did: a message (markup), the operation that undoes it, and the card to
+    show (the subject it touched; None for the top of the page)."""
+
+    def __init__(self, message: str, op_id: str | None = None, subject: str | None = None):
+        self.message, self.op_id, self.subject = message, op_id, subject
+
+
+def _need(form: dict[str, str], name: str) -> str:
+    value = form.get(name, "")
+    if not value.strip():
+        raise MemoryStoreError("INVALID_ARGUMENTS", f"{name} is missing", {"argument": name})
+    return value
+
+
+def _row(store: Any, memory_id: str) -> dict[str, Any]:
+    for row in store.show()["memories"]:
+        if row["id"] == memory_id:
+            return dict(row)
+    raise MemoryStoreError(
+        "MEMORY_NOT_FOUND", "no memory has that id (it may be gone already)", {"id": memory_id}
+    )
+
+
+# How the page names one past value, in one place. Contract §23 gives every past value a
+# handle of its own (``past_id``, a parallel change); until the store has it, a past value
+# is named by its place in ``show``'s ``past`` list, and the confirmation's digest (its
+# value and dates) keeps a list that changed meanwhile from losing the wrong one. With
+# ``past_id``: ``past_handle`` returns ``entry["past_id"]``, ``_past_entry`` matches it, and
+# ``_delete_past`` is ``store.apply({"action": "delete", "past_id": handle})``.
+def past_handle(index: int, entry: dict[str, Any]) -> str:
+    return str(index)
+
+
+def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
+    past = row.get("past") or []
+    if handle.isdigit() and int(handle) < len(past) and isinstance(past[int(handle)], dict):
+        return dict(past[int(handle)])
+    raise MemoryStoreError(
+        "MEMORY_NOT_FOUND", "that past value is not stored any more", {"past_id": handle}
+    )
+
+
+def _delete_past(store: Any, memory_id: str, handle: str) -> dict[str, Any]:
+    _past_entry(_row(store, memory_id), handle)
+    return dict(store.delete_past(memory_id, int(handle)))
+
+
+def _label(store: Any, subject: str) -> str | None:
+    for row in store.show(subject_id=subject, scope="object")["memories"]:
+        if row["field"] == "display_label" and row["value"]:
+            return str(row["value"])
+    return None
+
+
+def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
+    """What a destructive ``action`` would remove, counted now (the question's numbers)."""
+    if action == "forget":
+        return dict(store.forget_preview(memory_id=_need(form, "memory_id")))
+    if action == "forget-object":
+        return dict(store.forget_preview(subject_id=_need(form, "subject_id")))
+    if action == "forget-past":
+        row = _row(store, _need(form, "memory_id"))
+        entry = _past_entry(row, _need(form, "past_id"))
+        subject = str(row["subject_id"])
+        return {
+            "rows": 0,
+            "subject_id": subject,
+            "label": None if subject == "user" else _label(store, subject),
+            "value": entry.get("value"),
+            "since": entry.get("since"),
+            "until": entry.get("until"),
+        }
+    status = store.status()  # revoke, revoke --delete: the whole store
+    unsafe = status.get("unsafe")
+    if unsafe and action != "revoke-delete":  # the right to delete runs on any store (§17)
+        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
+    counts = status.get("counts") or {}
+    return {"rows": counts.get("total", 0), "operations": status.get("undo_available") or 0}
+
+
+def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
+    """The operation's summary as the page's operation list shows it: the person's name
+    instead of their code."""
+    label = _label(store, subject) if isinstance(subject, str) and subject != "user" else None
+    labels = {subject: label} if label else {}
+    return labelled_summary(result.get("summary"), labels, {}, Clock(None))
+
+
+def _saved(store: Any, result: dict[str, Any], zh: str, en: str) -> Done:
+    results = result.get("results") or [{}]
+    subject = (results[0].get("memory") or {}).get("subject_id")
+    message = f'{bi(zh, en)}: <span class="value">{_summary(store, result, subject)}</span>'
+    return Done(message, result.get("op_id"), subject)
+
+
+def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
+    """The delta that corrects ``row`` to ``value``: its key, the person's word for it."""
+    delta = {
+        "scope": row["scope"],
+        "subject_id": row["subject_id"],
+        "field": row["field"],
+        "value": value,
+        "source_type": "user_explicit",
+        "source_ref": CORRECTION_SOURCE,
+        "correction": True,
+    }
+    if row["scope"] == "event":
+        delta["occurred_at"] = row["occurred_at"]
+    return delta
+
+
+def _erasure_note(result: dict[str, Any]) -> str:
+    if result.get("erased", True):
+        return ""
+    return " " + say(
+        "另一个程序正打开着记忆文件，字节会在下一次写入时擦除。",
+        "Another program has the memory file open; its bytes are erased with the next write.",
+    )
+
+
+def _forgotten(result: dict[str, Any], subject: str | None) -> Done:
+    n, ops = result.get("deleted", 0), result.get("operations_removed", 0)
+    message = say(
+        f"已永久删除 {n} 条记忆和 {ops} 个撤销步骤。",
+        f"Forgotten for good: {n} {'memory' if n == 1 else 'memories'} and {ops} undo "
+        f"{'step' if ops == 1 else 'steps'}.",
+    )
+    return Done(message + _erasure_note(result), None, subject)
+
+
+def _export(store: Any, path: str) -> Done:
+    path = os.path.expanduser(path.strip())
+    if path and not os.path.isabs(path):
+        path = os.path.join(os.path.expanduser("~"), path)
+    result = store.export(output=path)
+    n = result.get("count", 0)
+    where = f'<code class="id">{e(result.get("path"))}</code>'
+    return Done(
+        say(
+            f"已把 {n} 条记忆导出到 {where}（只有你能读）。",
+            f"Exported {n} {'memory' if n == 1 else 'memories'} to {where} (readable by you only).",
+        )
+    )
+
+
+def run(store: Any, action: str, form: dict[str, str]) -> Done:
+    """Make ``action``'s library call; destructive ones only after the person's yes."""
+    if action in DESTRUCTIVE and form.get("confirm") != "yes":
+        raise MemoryStoreError("CONFIRMATION_REQUIRED", "confirm on the page first", {})
+    if action == "forget":
+        subject = facts(store, action, form).get("subject_id")
+        return _forgotten(store.forget(_need(form, "memory_id"), confirm=True), subject)
+    if action == "forget-object":
+        return _forgotten(store.forget_object(_need(form, "subject_id"), confirm=True), None)
+    if action == "forget-past":
+        done = _delete_past(store, _need(form, "memory_id"), _need(form, "past_id"))
+        return _saved(store, done, "已删除旧值", "Past value deleted")
+    if action == "end":
+        delta = {"action": "end", "id": _need(form, "memory_id")}
+        return _saved(store, store.apply(delta), "已记下不再如此", "Marked as no longer true")
+    if action == "correct":
+        row = _row(store, _need(form, "memory_id"))
+        return _saved(
+            store, store.apply(_correction(row, _need(form, "value"))), "已纠正", "Corrected"
+        )
+    if action == "undo":
+        result = store.undo(_need(form, "op_id"))
+        rows = [*(result.get("restored") or []), *(result.get("removed") or [])]
+        subject = rows[0].get("subject_id") if rows else None
+        summary = _summary(store, result, subject)
+        message = f'{bi("已撤销", "Undone")}: <span class="value">{summary}</span>'
+        return Done(message + _erasure_note(result))
+    if action in ("pause", "resume"):
+        (store.pause if action == "pause" else store.resume)()
+        if action == "pause":
+            return Done(
+                say(
+                    "记忆已暂停：助手不再保存也不回忆。",
+                    "Memory paused: the assistant neither saves nor recalls.",
+                )
+            )
+        return Done(say("记忆已恢复。", "Memory resumed."))
+    if action == "export":
+        return _export(store, _need(form, "path"))
+    if action == "revoke":
+        store.revoke(confirm=True)
+        return Done(
+            say(
+                "已撤回同意，记忆保留；在你重新同意之前，助手不会读取或写入。",
+                "Consent withdrawn, memories kept: the assistant reads and writes nothing until you agree again.",
+            )
+        )
+    if action == "revoke-delete":
+        store.revoke(confirm=True, delete=True)
+        return Done(
+            say(
+                "已全部删除：记忆、撤销历史和记忆文件都没有了。",
+                "Everything is deleted: the memories, the undo history and the memory files.",
+            )
+        )
+    raise MemoryStoreError("INVALID_ARGUMENTS", f"no such action: {action}", {})

@@ -1,0 +1,416 @@
+"""``memory-store review --serve``: the review page served to the person on 127.0.0.1.
+
+Standard library only (``http.server``), so it runs in every install, the MCP extra or
+not. Only the person: it listens on 127.0.0.1 alone; a secret made at each start is in
+the address the browser is given (``/open?key=…``) and is exchanged once for an
+``HttpOnly``, ``SameSite=Strict`` cookie; every request must carry that cookie, a
+``Host`` naming this server (DNS rebinding) and, where the browser sends one, an
+``Origin`` and ``Sec-Fetch-Site`` of this page (other local pages); every change is a
+POST with a token of a page this server rendered, each token taken once. Anything else
+gets a 403 with a neutral body and changes nothing. The page has no script at all; its
+policy allows only its own stylesheet (by hash) and forms posted to itself. The server
+ends after ``MEMORY_STORE_PAGE_IDLE_SECONDS`` (default 900) without an accepted request,
+or when the person presses done. Requests are handled one at a time against the store.
+What each button does is ``actions``; the markup is this package's.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+import socketserver
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from ..errors import MemoryStoreError
+from . import actions, anchor, asking, document, render_review
+from .controls import Controls
+from .markup import STYLE, bi, e
+
+HOST = "127.0.0.1"  # never 0.0.0.0, never an IPv6 wildcard: the person's own machine only
+ENV_IDLE = "MEMORY_STORE_PAGE_IDLE_SECONDS"
+IDLE_DEFAULT = 900
+IDLE_MAX = 86400
+BODY_MAX = 64 * 1024
+KEEP = 64  # outstanding page tokens and notes kept (the oldest go first)
+STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
+POLICY = (
+    f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+HEADERS = (
+    ("Content-Security-Policy", POLICY),
+    ("Cache-Control", "no-store"),  # a forgotten value must not stay in the browser's cache
+    # Not no-referrer: with it Chromium sends "Origin: null" on the page's own forms, and
+    # the Origin check is what keeps other local pages out. Nothing leaves this origin.
+    ("Referrer-Policy", "same-origin"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+)
+FORBIDDEN = b"403 Forbidden\n"
+
+
+def idle_seconds() -> int:
+    """The idle timeout: ``MEMORY_STORE_PAGE_IDLE_SECONDS`` (1-86400), else 15 minutes."""
+    try:
+        value = int(os.environ.get(ENV_IDLE, ""), 10)
+    except ValueError:
+        return IDLE_DEFAULT
+    return value if 1 <= value <= IDLE_MAX else IDLE_DEFAULT
+
+
+class _Kept(OrderedDict[str, Any]):
+    """A bounded map: adding past ``KEEP`` drops the oldest entry."""
+
+    def add(self, key: str, value: Any) -> str:
+        self[key] = value
+        while len(self) > KEEP:
+            self.popitem(last=False)
+        return key
+
+
+class PageState:
+    """One server's secrets, tokens and clock (made anew at each start)."""
+
+    def __init__(self, store: Any, idle: int, subject: str | None) -> None:
+        self.store, self.idle, self.subject = store, idle, subject
+        self.key = secrets.token_urlsafe(32)  # in the address opened, exchanged once
+        self.session = secrets.token_urlsafe(32)  # the cookie's value
+        self.spent = False
+        self.tokens = _Kept()
+        self.notes = _Kept()
+        self.port = 0
+        self.last = time.monotonic()
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+
+    @property
+    def authority(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    @property
+    def cookie(self) -> str:
+        # Cookies are per host, not per port: a name of its own keeps two pages apart.
+        return f"memory_page_{self.port}"
+
+    def token(self) -> str:
+        return self.tokens.add(secrets.token_urlsafe(24), True)
+
+    def controls(self, note: tuple[str, bool, str | None] | None = None) -> Controls:
+        message, error, op_id = note or ("", False, None)
+        return Controls(self.token(), max(1, self.idle // 60), message, error, op_id)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: PageState
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind asks DNS for this host's name; 127.0.0.1 needs no lookup.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = HOST, int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if os.environ.get("MEMORY_STORE_DEBUG") == "1":
+            super().handle_error(request, client_address)
+
+
+def _problem(exc: MemoryStoreError) -> tuple[str, bool, None]:
+    return (f'<span class="code">{e(exc.code)}</span> {e(exc.message)}', True, None)
+
+
+INTERNAL = MemoryStoreError("INTERNAL_ERROR", "the page server failed unexpectedly", {})
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request: the checks first, then the page or the action."""
+
+    server: _Server
+    timeout = 30  # a connection that sends nothing is dropped, not waited for
+    protocol_version = "HTTP/1.0"  # one request per connection
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the request line holds the key: nothing is logged
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        self._send(code, b"" if code != 403 else FORBIDDEN, "text/plain; charset=utf-8")
+
+    def _send(
+        self, status: int, body: bytes, kind: str, extra: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        self.send_response_only(status)  # no Server or Date header: nothing to reveal
+        for name, value in (("Content-Type", kind), *HEADERS, *extra):
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _forbidden(self) -> None:
+        self._send(403, FORBIDDEN, "text/plain; charset=utf-8")
+
+    def _html(self, markup: str, status: int = 200) -> None:
+        self._send(status, markup.encode("utf-8"), "text/html; charset=utf-8")
+
+    def _redirect(self, where: str, extra: tuple[tuple[str, str], ...] = ()) -> None:
+        self._send(303, b"", "text/plain; charset=utf-8", (("Location", where), *extra))
+
+    # ------------------------------------------------------------ the checks
+
+    def _from_this_page(self) -> bool:
+        """``Host`` names this server; ``Origin`` and ``Sec-Fetch-Site``, where sent, are it."""
+        state = self.server.state
+        if self.headers.get("Host", "").lower() != state.authority:
+            return False  # DNS rebinding: another name that resolves here
+        origin = self.headers.get("Origin")
+        if origin is not None and origin != f"http://{state.authority}":
+            return False
+        site = self.headers.get("Sec-Fetch-Site")
+        return site is None or site in ("same-origin", "none")
+
+    def _has_cookie(self) -> bool:
+        state = self.server.state
+        for header in self.headers.get_all("Cookie") or ():
+            for part in header.split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == state.cookie and hmac.compare_digest(value, state.session):
+                    return True
+        return False
+
+    # ------------------------------------------------------------ GET
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        state = self.server.state
+        url = urlsplit(self.path)
+        if not self._from_this_page():
+            return self._forbidden()
+        if url.path == "/open":
+            return self._exchange(parse_qs(url.query).get("key", [""])[0])
+        if not self._has_cookie():
+            return self._forbidden()
+        state.last = time.monotonic()
+        if url.path != "/":
+            return self._send(404, b"", "text/plain; charset=utf-8")
+        note = state.notes.get(parse_qs(url.query).get("note", [""])[0])
+        with state.lock:
+            self._html(self._page(note))
+
+    do_HEAD = do_GET  # noqa: N815 - as GET, without the body
+
+    def _exchange(self, key: str) -> None:
+        """The address opened carries the key once; it becomes the cookie."""
+        state = self.server.state
+        if state.spent and self._has_cookie():
+            return self._redirect("/")  # the same browser again (a reload, a second tab)
+        with state.lock:
+            if state.spent or not key or not hmac.compare_digest(key, state.key):
+                return self._forbidden()
+            state.spent = True
+            state.last = time.monotonic()
+        cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path=/"
+        where = "/" if state.subject is None else "/#" + quote(anchor(state.subject), safe="-._:")
+        self._redirect(where, (("Set-Cookie", cookie),))
+
+    def _page(self, note: tuple[str, bool, str | None] | None) -> str:
+        state = self.server.state
+        controls = state.controls(note)
+        try:
+            snapshot, findings = state.store.review_snapshot()
+            return render_review(snapshot, findings, controls)
+        except MemoryStoreError as exc:
+            return self._problem_page(controls, exc)
+        except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+            return self._problem_page(controls, INTERNAL)
+
+    def _problem_page(self, controls: Controls, exc: MemoryStoreError) -> str:
+        title = f"<div><h1>{bi('助手记得什么', 'What the assistant remembers')}</h1></div>"
+        message = _problem(exc)[0]
+        return document(
+            f'<header>{controls.header(title)}</header><main><section class="card">'
+            f'<p class="banner error">{message}</p></section></main>',
+            None,
+        )
+
+    # ------------------------------------------------------------ POST
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        state = self.server.state
+        # A browser always names the page a form came from; a POST without an Origin
+        # did not come from this page.
+        if not self._from_this_page() or "Origin" not in self.headers or not self._has_cookie():
+            return self._forbidden()
+        form = self._form()
+        if form is None or state.tokens.pop(form.pop("token", ""), None) is None:
+            return self._forbidden()
+        state.last = time.monotonic()
+        action = urlsplit(self.path).path.lstrip("/")
+        if action == "done":
+            self._html(document(asking.closed(), None))
+            state.done.set()
+            return None
+        if action not in actions.FIELDS:
+            return self._send(404, b"", "text/plain; charset=utf-8")
+        with state.lock:
+            self._act(action, form)
+        return None
+
+    def _form(self) -> dict[str, str] | None:
+        """The form's fields, each given once; None for a body that is not one."""
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            return None
+        if not 0 <= length <= BODY_MAX:
+            return None
+        try:
+            text = self.rfile.read(length).decode("utf-8")
+            fields = parse_qs(text, keep_blank_values=True, max_num_fields=16)
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if any(len(values) != 1 for values in fields.values()):
+            return None
+        return {name: values[0] for name, values in fields.items()}
+
+    def _act(self, action: str, form: dict[str, str]) -> None:
+        state = self.server.state
+        allowed = {*actions.FIELDS[action], "confirm", "asked"}
+        subject: str | None = None
+        try:
+            if set(form) - allowed:
+                raise MemoryStoreError("INVALID_ARGUMENTS", "unexpected form fields", {})
+            if action in asking.DESTRUCTIVE:
+                facts = actions.facts(state.store, action, form)
+                asked = form.get("asked", "")
+                if form.get("confirm") != "yes" or not hmac.compare_digest(
+                    asked, asking.digest(facts)
+                ):
+                    return self._ask(action, facts, form, changed=form.get("confirm") == "yes")
+            done = actions.run(state.store, action, form)
+            note: tuple[str, bool, str | None] = (done.message, False, done.op_id)
+            subject = done.subject
+        except MemoryStoreError as exc:
+            note = _problem(exc)
+        except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
+            note = _problem(INTERNAL)
+        key = state.notes.add(secrets.token_urlsafe(12), note)
+        where = f"/?note={key}" + (
+            "" if subject is None else "#" + quote(anchor(subject), safe="-._:")
+        )
+        return self._redirect(where)
+
+    def _ask(self, action: str, facts: dict[str, Any], form: dict[str, str], changed: bool) -> None:
+        state = self.server.state
+        fields = {k: v for k, v in form.items() if k in actions.FIELDS[action]}
+        subject = facts.get("subject_id")
+        back = "/" if not isinstance(subject, str) else "/#" + quote(anchor(subject), safe="-._:")
+        body = asking.confirmation(action, facts, fields, state.token(), back, changed)
+        self._html(document(body, None))
+
+    def _refuse(self) -> None:
+        if not self._from_this_page() or not self._has_cookie():
+            return self._forbidden()
+        return self._send(405, b"", "text/plain; charset=utf-8")
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
+
+
+def _open_browser(url: str) -> bool:
+    """``webbrowser.open`` with this process's stdout pointed away: a browser (or the
+    command in ``BROWSER``) inherits it, and stdout carries the one envelope."""
+    import webbrowser
+
+    graphical = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
+    if os.name == "posix" and sys.platform != "darwin" and not any(map(os.environ.get, graphical)):
+        # No desktop to show a page on: webbrowser would fall back to a console browser
+        # (lynx, w3m) on a terminal this process may not have. The address is printed.
+        return False
+    result: list[bool] = []
+
+    def run() -> None:
+        try:
+            result.append(bool(webbrowser.open(url, new=2)))
+        except webbrowser.Error:
+            result.append(False)
+
+    sys.stdout.flush()
+    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        opener = threading.Thread(target=run, daemon=True)
+        opener.start()
+        opener.join(10)  # a browser command that is still running has started
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    return result[0] if result else True
+
+
+def _subject(store: Any, given: str | None) -> str | None:
+    """The subject the page opens at: a code, or one subject's display_label."""
+    if given is None:
+        return None
+    try:
+        return str(store.forget_preview(subject_id=given)["subject_id"])  # resolves, reads only
+    except MemoryStoreError as exc:
+        if exc.code != "SUBJECT_NOT_FOUND":
+            raise
+        message = exc.message.replace("nothing was deleted; ", "")
+        raise MemoryStoreError(exc.code, message, exc.details) from None
+
+
+def serve(
+    store: Any,
+    announce: Callable[[dict[str, Any], str | None], None],
+    port: int | None = None,
+    open_browser: bool = True,
+    subject: str | None = None,
+) -> None:
+    """Serve ``store``'s page until done or idle. ``announce(data, address)`` is called once
+    it listens: ``data`` for the envelope, ``address`` (the one with the key) when the
+    person must open it themselves (``open_browser`` false, or no browser could start).
+    A refusal before that (no store, an unknown subject, a port in use) raises."""
+    store.review_snapshot()  # NOT_INITIALIZED, STORE_CORRUPT, …: nothing listens
+    state = PageState(store, idle_seconds(), _subject(store, subject))
+    try:
+        server = _Server((HOST, port or 0), _Handler)
+    except OSError as exc:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS",
+            f"cannot listen on {HOST} port {port}: {exc.strerror or exc}",
+            {"port": port},
+        ) from None
+    server.state, state.port = state, server.server_port
+    threading.Thread(target=server.serve_forever, args=(0.2,), daemon=True).start()
+    try:
+        address = f"http://{state.authority}/open?key={state.key}"
+        opened = open_browser and _open_browser(address)
+        data = {
+            "serving": True,
+            "url": f"http://{state.authority}/",
+            "port": state.port,
+            "opened": opened,
+            "subject_id": state.subject,
+            "idle_seconds": state.idle,
+        }
+        announce(data, None if opened else address)
+        state.last = time.monotonic()
+        while not state.done.wait(0.5):
+            if time.monotonic() - state.last >= state.idle:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()

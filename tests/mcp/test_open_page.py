@@ -1,0 +1,127 @@
+"""``memory_open_page`` (contract §25): the assistant opens the person's page in their
+browser, and never learns the key that lets a browser in.
+
+Through the MCP SDK's own client against the real server. The "browser" is the command
+Python's ``webbrowser`` runs (``BROWSER``): a script that writes down the address it was
+given, which is what a browser would load. The page is the real ``review --serve`` process
+the tool starts; it is ended through its own "done" button.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from support import call, data_of, delta, put
+from support.page import Served, login, request
+
+from memory_store.mcp import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def browser_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    log = tmp_path / "opened.txt"
+    script = tmp_path / "browser.sh"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> "{log}"\n', encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("BROWSER", str(script))
+    return log
+
+
+def _opened(log: Path) -> str:
+    for _ in range(100):
+        if log.exists() and log.read_text(encoding="utf-8").strip():
+            return log.read_text(encoding="utf-8").strip()
+        time.sleep(0.1)
+    raise AssertionError("no browser was started")
+
+
+def _page(address: str) -> Served:
+    """The running page as the test helpers know it, from the address the browser got."""
+    port = int(re.match(r"http://127\.0\.0\.1:(\d+)/open\?key=", address).group(1))  # type: ignore[union-attr]
+    data = {"port": port, "url": f"http://127.0.0.1:{port}/"}
+    return Served(None, data, address)  # type: ignore[arg-type]
+
+
+def _done(page: Served, cookie: str) -> None:
+    token = re.search(
+        r'name="token" value="([^"]+)"', request(page, "GET", "/", {"Cookie": cookie}).text
+    )
+    assert token is not None
+    reply = request(
+        page, "POST", "/done", {"Cookie": cookie, "Origin": page.origin}, f"token={token.group(1)}"
+    )
+    assert reply.status == 200
+
+
+async def test_the_page_opens_in_the_browser_and_the_result_has_no_key(
+    store: Any, enabled: Path, browser_log: Path
+) -> None:
+    put(delta("object", "obj-a", "display_label", "小林"))
+    async with Client(build_server(store)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        schema = tools["memory_open_page"].input_schema
+        assert set(schema.get("properties", {})) == {"subject_id"}
+        assert not schema.get("required")
+        description = tools["memory_open_page"].description or ""
+        assert "--" not in description and "/" not in description and len(description) < 300
+        result = await call(client, "memory_open_page", subject_id="小林")
+    data = data_of(result)
+    assert data == {"opened": True, "subject_id": "obj-a", "idle_minutes": 15}
+    address = _opened(browser_log)
+    key = address.rsplit("key=", 1)[1]
+    assert len(key) >= 32
+    everything = json.dumps([c.model_dump() for c in result.content], ensure_ascii=False)
+    assert key not in everything and key not in json.dumps(result.structured_content)
+    page = _page(address)
+    reply = request(page, "GET", f"/open?key={key}")
+    assert reply.status == 303 and reply.headers["Location"] == "/#p-obj-a"
+    cookie = reply.cookies[0].split(";", 1)[0]
+    assert "小林" in request(page, "GET", "/", {"Cookie": cookie}).text
+    _done(page, cookie)
+
+
+async def test_without_a_browser_it_says_what_the_person_can_run(
+    store: Any, enabled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BROWSER", raising=False)  # and no DISPLAY: no desktop here
+    async with Client(build_server(store)) as client:
+        data = data_of(await call(client, "memory_open_page"))
+    assert data["opened"] is False and data["subject_id"] is None
+    assert data["command"].endswith("review --serve")
+    assert "key=" not in json.dumps(data)
+
+
+async def test_a_deletion_the_client_cannot_ask_about_points_to_the_page(
+    store: Any, enabled: Path
+) -> None:
+    put(delta("object", "obj-a", "display_label", "小林"))
+    async with Client(build_server(store)) as client:  # this client declares no elicitation
+        result = await call(client, "memory_forget_object", subject_id="obj-a")
+    data = data_of(result)
+    assert data["reason"] == "cannot_ask" and data["page"] is True
+    assert "记忆页面" in result.content[0].text  # the label is Chinese: so is the answer
+    assert "forget-object obj-a --confirm" in data["command"]
+
+
+async def test_a_second_page_does_not_reuse_the_first_key(
+    store: Any, enabled: Path, browser_log: Path
+) -> None:
+    async with Client(build_server(store)) as client:
+        data_of(await call(client, "memory_open_page"))
+        first = _opened(browser_log)
+        browser_log.write_text("", encoding="utf-8")
+        data_of(await call(client, "memory_open_page"))
+        second = _opened(browser_log)
+    assert first != second and first.rsplit("=", 1)[1] != second.rsplit("=", 1)[1]
+    for address in (first, second):
+        page = _page(address)
+        _done(page, login(page))
