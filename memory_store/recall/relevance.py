@@ -291,8 +291,12 @@ class _Rows:
 _LAST: list[Any] = []
 
 
-def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True) -> list[float]:
+def score_rows(
+    query: str, rows: list[dict[str, Any]], for_context: bool = True, apart: int = 0
+) -> list[float]:
     """One Okapi BM25 score per row for ``query``; 0.0 means nothing in common.
+    With ``apart``, the last ``apart`` rows only set terms aside: a term one of them
+    holds counts in no row (``anchors``: the words that name the asked field).
 
     Rows are dicts with at least ``scope``, ``field`` and ``value``; a
     hypothesis's ``source_ref`` and any row's ``occurred_at`` are used when
@@ -355,6 +359,8 @@ def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True)
             held.append((f"y{at[:4]}", f"m{at[5:7]}") if at else ())
         for date in dates:
             columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}, False))
+    if apart:
+        columns = [c for c in columns if all(i < n - apart for i in c[1])]
     return _bm25(columns, found.lengths(), for_context)
 
 
@@ -417,6 +423,26 @@ def _en_cues() -> set[str]:
     if not _EN_CUES:
         _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
     return _EN_CUES
+
+
+_FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
+_NAME_ENDS = " (（,，:：-—"
+
+
+def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
+    """Whether a question about a person is in the first person singular ("what do I do
+    now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
+    about the user, whose profile rows count in full. ``words``: the question's folded
+    words (``terms.fold_text``)."""
+    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
+    if not first or not label:
+        return first
+    name = label[0]["value"].strip()
+    for i, ch in enumerate(name):
+        if ch in _NAME_ENDS:
+            name = name[:i]
+            break
+    return not name or name.lower() not in query.lower()
 
 
 __all__ = ["QUERY_CHARS_MAX", "check_query", "forget", "score_rows"]
