@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from .. import policy
 from . import (
+    AS_OF,
     BUDGET_HELP,
     MAX_CHARS_SCHEMA,
-    AS_OF,
     QUERY,
     ROWS,
     SCOPE_SCHEMA,
@@ -119,7 +119,7 @@ FAMILY = (
         "subject's `display_label` first, then every row the query matches (all of the "
         "subject's events and the past values of its rows are candidates; past values rank "
         "with current rows for a question about time, after them otherwise), best first, then "
-        "the rest in that order. A question naming a time by an event or a value (\"back in "
+        'the rest in that order. A question naming a time by an event or a value ("back in '
         'Chicago", "刚认识那会儿"), or `--as-of DATE`: the values true then first, the asked '
         "field's first (`data.as_of`). Without a subject: the user profile and a roster of "
         "subjects, which counts against the budget too. What does not fit in `--max-chars` "
