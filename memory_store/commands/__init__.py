@@ -103,7 +103,7 @@ def check_date(value: Any, name: str = "as_of") -> str | None:
             ok = False
     if not ok:
         raise ArgumentRuleError(name, DATE_RULE, argument=name)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 class Option:
