@@ -154,11 +154,10 @@ def test_a_past_question_finds_its_field_first(xiaomin: None) -> None:
 def test_without_an_anchor_the_order_of_section_20_is_unchanged(elena: None) -> None:
     data = ask(EN, "Where does Elena live now?")
     assert data["as_of"] is None
-    # §20: the current value the question matches first, its past value after it
-    assert values(data)[:3] == [
-        "Elena (from the climbing gym)",
-        "Moved to Denver, Capitol Hill",
-        "Lives in Chicago, Wicker Park",
-    ]
+    # §20: the current value the question matches, and after it its past value
+    found = values(data)
+    assert found.index("Moved to Denver, Capitol Hill") < found.index(
+        "Lives in Chicago, Wicker Park"
+    )
     plain = ok("context", "--subject-id", EN, spawn=True)
     assert "as_of" not in plain  # without --query and --as-of: release 1's answer, unchanged
