@@ -137,10 +137,12 @@ def reorder(
     asked fields' values (the anchors after them); for a question about the past with
     no anchor, the asked fields' rows in their order. Returns the order and
     ``data.as_of`` (None when no time was found)."""
+    if as_of is None and (query is None or _asks_when(query)):
+        return ranked, None  # a question asking for a date: §20's order
     asked = set() if query is None else asked_fields(query, pool)
     anchors: list[dict[str, Any]] = []
     spans = [(as_of, as_of)] if as_of is not None else []
-    if query is not None and as_of is None and not (_asks_when(query) or _speaks_of_now(query)):
+    if query is not None and as_of is None and not _speaks_of_now(query):
         anchors, asked = find(query, pool, asked, _name(first))
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
     firsts = {id(r) for r in first}
@@ -148,8 +150,6 @@ def reorder(
     rest = [r for r in ranked if id(r) not in firsts]
     wanted = policy.USER_SUBJECT if user_first else None
     if not spans:
-        if query is not None and _asks_when(query):
-            return ranked, None
         lead = [r for r in rest if r["field"] in asked and not _other(r, wanted)]
         lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
     else:
