@@ -114,13 +114,14 @@ def _probe(field: str) -> dict[str, Any]:
 
 def true_at(row: dict[str, Any], start: str, end: str) -> bool:
     """Whether a value held at some time between ``start`` and ``end`` (a day: both the
-    same): it began by then and had not yet been replaced."""
+    same, and a value replaced that day counts): it began by then and had not yet been
+    replaced."""
     span = _span(row)
     if span is None or row["scope"] == "event":
         return False
     since, until = span
-    if start == end:
-        return since <= start < until
+    if start == end:  # a value that ends or begins that day held then too ("right before")
+        return since <= start <= until
     return since < end and until > start
 
 

@@ -61,6 +61,7 @@ def elena(enabled: Path) -> None:
     )
     _rows(EN, delta(field="city", value="Moved to Denver, Capitol Hill", occurred_at="2025-01-20"))
     put(delta("user", field="job", value="Shift lead at a roastery", occurred_at="2025-03-01"))
+    put({**ev, "field": "move_in", "value": "We moved in together", "occurred_at": "2025-01-20"})
 
 
 @pytest.fixture
@@ -96,6 +97,12 @@ def test_a_value_names_a_period_in_english(elena: None) -> None:
         "past_index": 0,
     }
     assert city["until"] == "2025-01-20"
+
+
+def test_right_before_an_event_is_the_value_that_ended_that_day(elena: None) -> None:
+    data = ask(EN, "Where did Elena live right before we moved in together?")
+    assert data["as_of"]["date"] == "2025-01-20"
+    assert "Lives in Chicago, Wicker Park" in values(data)[1:3]
 
 
 def test_the_user_asked_about_gets_the_users_value_first(elena: None) -> None:
