@@ -67,7 +67,7 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "city",
-        "city location town live reside residence address",
+        "city location town reside residence address",
         "live in; lives in; living in; based in",
         "城市 所在地 住在 居住 住哪 哪个城市",
     ),

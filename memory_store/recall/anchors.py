@@ -31,6 +31,7 @@ def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
     field's own words or a concept of the alias table, then every field of the same
     concept (``city`` -> ``lives_in``)."""
     from .relevance import score_rows
+    from .terms import fold_text, stem_of
 
     fields = sorted(
         {r["field"] for r in pool if r["scope"] in policy.HISTORY_SCOPES}
@@ -39,7 +40,15 @@ def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
     probes = [{"scope": "object", "field": f, "value": ""} for f in fields]
     named = {f for f, s in zip(fields, score_rows(query, probes), strict=True) if s > 0}
     concepts = set().union(*map(stored.concepts_of, named)) if named else set()
+    stems = {stem_of(w) for w in fold_text(query)[1]}  # "live": the place concept's word
+    concepts |= {c for c, words in policy.FIELD_CONCEPTS.items() if stems & _stems(words)}
     return named | {f for f in fields if stored.concepts_of(f) & concepts}
+
+
+def _stems(words: tuple[str, ...]) -> set[str]:
+    from .terms import stem_of
+
+    return {stem_of(w) for w in words}
 
 
 def _span(row: dict[str, Any]) -> tuple[str, str] | None:
@@ -146,6 +155,9 @@ def reorder(
     if query is not None and as_of is None and not _speaks_of_now(query):
         anchors, asked = find(query, pool, asked, _name(first))
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
+        held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        if not any("until" in r for r in held):
+            anchors, spans = [], []  # the asked field never changed: no time picks a value
     firsts = {id(r) for r in first}
     head = [r for r in ranked if id(r) in firsts]
     rest = [r for r in ranked if id(r) not in firsts]
@@ -153,6 +165,8 @@ def reorder(
     if not spans:
         lead = [r for r in rest if r["field"] in asked and not _other(r, wanted)]
         lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
+        if not any("until" in r for r in lead):
+            lead = []  # no past value of the asked field to find first: §20's order
     else:
         seen = firsts | {id(r) for r in rest}
         then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
