@@ -97,12 +97,10 @@ def context(
 
     With ``query``: the subject's display label first, then every candidate the
     query matches (all of the subject's events among them, and the past values
-    of its rows: contract §20), best first, then the rest in release 1's order;
-    a question naming a time puts the values true then first (§24, ``anchors``).
-    Only current values are candidates without a query. ``as_of`` (a date): the
-    values true that day first. ``resolve`` turns a subject that no row names into
-    the subject it means (a display label, §22), after the gate.
-    """
+    of its rows: contract §20), best first, then the rest in release 1's order; the values
+    true at a time the query names, or on the day ``as_of``, first (§24, ``in_time``).
+    Only current values are candidates without a query. ``resolve`` turns a subject that
+    no row names into the subject it means (a display label, §22), after the gate."""
     session.gate(session.settings())
     found = _rows_of(session, subject_id)
     unnamed = subject_id not in (None, policy.USER_SUBJECT) and not any(
@@ -140,19 +138,32 @@ def context(
         ranked = by_relevance(
             query, subject_id, label, candidates, ranked, history, about_time, weight
         )
-    if as_of is not None or about_time:
-        from .anchors import reorder
-
+    if query is not None or as_of is not None:
         pool = candidates + history
-        ranked, result["as_of"] = reorder(query, ranked, pool, label, user_first, as_of)
-        dated = dated | {r["id"] for r in ranked}  # about time: every row carries its date
-    elif query is not None:
-        result["as_of"] = None
+        ranked, result["as_of"] = in_time(query, about_time, ranked, pool, label, user_first, as_of)
+    if about_time or as_of is not None:  # about time: every row carries its date
+        dated = dated | {r["id"] for r in ranked}
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
     # compacted only as far as the budget reaches (fit)
     result.update(roster_fit(result, ranked, max_chars, lambda r: compact(r, subject_id, dated)))
     return result
+
+
+def in_time(query: str | None, timely: bool, ranked: list[Any], *rest: Any) -> tuple[Any, Any]:
+    """``ranked`` and ``data.as_of`` for a question about time (``timely``) or a day asked
+    for (``anchors.reorder``, §24). A question asking for a date ("when did we meet?",
+    "哪天") names none: §20's order, and ``anchors`` is not even imported."""
+    text = query or ""
+    if rest[-1] is None:  # no day asked for: the question's own time, if it names one
+        first = text.lower().split(None, 1)[:1]
+        if not timely or first in ([w] for w in policy.DATE_QUESTIONS_EN.split()):
+            return ranked, None
+        if any(w in text for w in policy.DATE_QUESTIONS_ZH.split()):
+            return ranked, None
+    from .anchors import reorder
+
+    return reorder(query, ranked, *rest)
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
@@ -364,12 +375,9 @@ def search(
     current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)
-    anchor = None
+    first_person = (about_time or as_of) and speaks_of_user(query, [], terms.fold_text(query)[1])
+    ranked, anchor = in_time(query, about_time, ranked, ranked, [], first_person, as_of)
     if about_time or as_of is not None:
-        from .anchors import reorder
-
-        first_person = speaks_of_user(query, [], terms.fold_text(query)[1])
-        ranked, anchor = reorder(query, ranked, ranked, [], first_person, as_of)
         dated = dated | {r["id"] for r in ranked}
     hits = [compact(r, None, dated) for r in ranked[:limit]]
     kept, omitted = fit(hits, max_chars)

@@ -147,8 +147,8 @@ def reorder(
     asked fields' values (the anchors after them); for a question about the past with
     no anchor, the asked fields' rows in their order. Returns the order and
     ``data.as_of`` (None when no time was found)."""
-    if as_of is None and (query is None or _asks_when(query)):
-        return ranked, None  # a question asking for a date: §20's order
+    if as_of is None and query is None:
+        return ranked, None
     asked = set() if query is None else asked_fields(query, pool)
     anchors: list[dict[str, Any]] = []
     spans = [(as_of, as_of)] if as_of is not None else []
@@ -184,13 +184,6 @@ def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:
     return next((i for i, span in enumerate(spans) if true_at(row, *span)), 9)
 
 
-def _asks_when(query: str) -> bool:
-    """A question asking for a date ("when did we meet?", "哪天"): it asks about a time,
-    it does not name one."""
-    words = query.lower().split(None, 1)
-    return any(w in query for w in _WHEN_ZH) or (bool(words) and words[0] in _WHEN_EN)
-
-
 def _name(first: list[dict[str, Any]]) -> str:
     """The person's name: their display label up to its first bracket or comma."""
     if not first:
@@ -217,8 +210,6 @@ def _speaks_of_now(query: str) -> bool:
 
 
 _NOW_ZH = policy.NOW_CUES_ZH.split()
-_WHEN_ZH = policy.DATE_QUESTIONS_ZH.split()
-_WHEN_EN = frozenset(policy.DATE_QUESTIONS_EN.split())
 _CUES = sorted(policy.TIME_CUES_ZH.split(), key=len, reverse=True)
 _NOW_EN = frozenset(policy.NOW_CUES_EN.split())
 
