@@ -77,12 +77,15 @@ def find(
     near the best anchor are anchors too (the question cannot tell them apart)."""
     if not asked:
         return [], asked
-    from .relevance import score_rows
+    from .relevance import en_cues, score_rows
+    from .terms import stem_of
 
     timed = [r for r in pool if _span(r) is not None]
     for word in (name, *_CUES):  # who, and that it asks about time: not which time
         if word and word in query:
             query = query.replace(word, " ")
+    cues = en_cues()
+    query = " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
     values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
     probes = [_probe(f) for f in sorted(asked)]
     scores = score_rows(query, values + probes, apart=len(probes))

@@ -412,14 +412,14 @@ def about_time(query: str, words: list[str] | None = None) -> bool:
         return True
     if words is None:
         words = terms.fold_text(query)[1]
-    return any(terms.stem_of(w) in _en_cues() for w in words)
+    return any(terms.stem_of(w) in en_cues() for w in words)
 
 
 _ZH_CUES = policy.TIME_CUES_ZH.split()
 _EN_CUES: set[str] = set()
 
 
-def _en_cues() -> set[str]:
+def en_cues() -> set[str]:
     if not _EN_CUES:
         _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
     return _EN_CUES
