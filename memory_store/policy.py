@@ -107,13 +107,21 @@ NEAR_CAP_SHARE = 0.8
 TIME_CUES_ZH = (  # separated by spaces
     "以前 之前 曾经 原来 原先 当初 那时 过去 从前 早先 后来 什么时候 何时 哪天 哪一天 "
     "几号 几月 哪年 哪一年 多久 多长时间 多少年 多少天 第一次 最早 最初 一开始 开始 "
-    "变 换 改 不再 已经不 以后 之后 那年 那天 当时"
+    "变 换 改 不再 已经不 以后 之后 那年 那天 当时 那会 那阵 那段 那几 时候 期间"
 )
 TIME_CUES_EN = (  # separated by spaces
     "before earlier previously previous used formerly former originally original when "
     "long first ago since changed change switch switched anymore longer past history "
-    "until date day year month start started began begin ended end stop stopped quit"
+    "until date day year month start started began begin ended end stop stopped quit "
+    "after while during back time"
 )
+# A question that names the present: it asks about now, whatever else it mentions
+# (contract §24: no anchor in "what does she do now that she changed jobs?").
+NOW_CUES_ZH = "现在 目前 如今 眼下"  # separated by spaces
+NOW_CUES_EN = "now currently nowadays"
+# A question asking for a date asks about a time; it does not name one (no anchor).
+DATE_QUESTIONS_ZH = "什么时候 何时 哪天 哪一天 几号 几月 哪年 哪一年 多久 多长时间 多少年 多少天"
+DATE_QUESTIONS_EN = "when"  # as the question's first word: "when did we meet?"
 
 # Relative time words that a stored value should not keep (tidy: the absolute date
 # follows from the row's `since`).

@@ -10,7 +10,14 @@ pays only for its own.
 from __future__ import annotations
 
 from . import policy
-from .commands import check_limit, check_max_chars, check_query, check_scope, check_text
+from .commands import (
+    check_date,
+    check_limit,
+    check_max_chars,
+    check_query,
+    check_scope,
+    check_text,
+)
 from .errors import MemoryStoreError, require_confirm
 from .policy import ROW_KEYS
 from .storage import Opened, Session
@@ -162,17 +169,22 @@ class MemoryStore:
         subject_id: str | None = None,
         max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT,
         query: str | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         """What matters for one subject, within a character budget; needs consent.
 
-        ``query`` (the user's current message) ranks the memories by relevance to it."""
+        ``query`` (the user's current message) ranks the memories by relevance to it;
+        a time it names ("back in Chicago") puts the values true then first, and
+        ``data["as_of"]`` says which time. ``as_of`` (``YYYY-MM-DD``): the values
+        true that day first."""
         check_max_chars(max_chars)
         check_text(subject_id, "subject_id")
         query = None if query is None else check_query(query)
+        check_date(as_of)
         from . import recall
 
         with self._open() as session:
-            return recall.context(session, subject_id, max_chars, query, _label)
+            return recall.context(session, subject_id, max_chars, query, _label, as_of)
 
     def search(
         self,
@@ -181,19 +193,22 @@ class MemoryStore:
         scope: str | None = None,
         limit: int = policy.SEARCH_LIMIT_DEFAULT,
         max_chars: int = policy.SEARCH_MAX_CHARS_DEFAULT,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         """The memories a question matches, across subjects (or one subject or scope),
-        best first; needs consent ("who did I say likes hiking?")."""
+        best first; needs consent ("who did I say likes hiking?"). Those true at the
+        time the question names, or on ``as_of`` (``YYYY-MM-DD``), first."""
         query = check_query(query)
         check_text(subject_id, "subject_id")
         check_scope(scope)
         check_limit(limit)
         check_max_chars(max_chars)
+        check_date(as_of)
         from . import recall
 
         with self._open() as session:
             subject_id = _subject(session, subject_id, gated=True)
-            found = recall.search(session, query, subject_id, scope, limit, max_chars)
+            found = recall.search(session, query, subject_id, scope, limit, max_chars, as_of)
             return {"query": found.pop("query"), "subject_id": subject_id, **found}
 
     def tidy(self, subject_id: str | None = None) -> dict[str, Any]:

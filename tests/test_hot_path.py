@@ -165,6 +165,9 @@ OWN_MODULES = [
     (["context", "--subject-id", "obj-a"], 13),
     (["context", "--subject-id", "obj-a", "--query", "他们吵架了吗？ any conflict?"], 16),
     (["search", "--query", "吵架 conflict"], 15),
+    # a question about time, and a day asked for, add recall/anchors.py (contract §24)
+    (["context", "--subject-id", "obj-a", "--query", "吵架那会儿她在做什么工作？"], 17),
+    (["context", "--subject-id", "obj-a", "--as-of", "2026-01-01"], 14),
     (["show"], 12),
     (["log"], 13),
     (["tidy"], 13),

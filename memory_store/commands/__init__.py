@@ -86,6 +86,26 @@ def check_query(value: Any, name: str = "query") -> str:
     return check(value)
 
 
+DATE_RULE = "must be a date like 2026-08-02 (YYYY-MM-DD)"
+
+
+def check_date(value: Any, name: str = "as_of") -> str | None:
+    """A day the caller names (``--as-of``): ``YYYY-MM-DD``, a real date."""
+    if value is None:
+        return None
+    ok = isinstance(value, str) and len(value) == 10 and value[4] == value[7] == "-"
+    if ok:
+        import datetime  # only for a call that names a day
+
+        try:
+            ok = datetime.date.fromisoformat(value).isoformat() == value
+        except ValueError:
+            ok = False
+    if not ok:
+        raise ArgumentRuleError(name, DATE_RULE, argument=name)
+    return value
+
+
 class Option:
     """One argument of a command.
 
@@ -269,6 +289,15 @@ QUERY = Option(
     check=check_query,
     schema={"type": "string", "minLength": 1, "maxLength": policy.QUERY_CHARS_MAX},
     tool_help="the user's current message",
+)
+
+AS_OF = Option(
+    "as_of",
+    "text",
+    "a day (YYYY-MM-DD): the values true that day first, past or current",
+    metavar="DATE",
+    check=check_date,
+    schema={"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import policy
 from . import (
+    AS_OF,
     BUDGET_HELP,
     MAX_CHARS_SCHEMA,
     QUERY,
@@ -60,9 +61,13 @@ FAMILY = (
                 tool_help="budget in characters",
             ),
             QUERY,
+            AS_OF,
         ),
         lambda s, a: s.context(
-            subject_id=a["subject_id"], max_chars=a["max_chars"], query=a["query"]
+            subject_id=a["subject_id"],
+            max_chars=a["max_chars"],
+            query=a["query"],
+            as_of=a["as_of"],
         ),
         (
             (
@@ -94,6 +99,13 @@ FAMILY = (
             ("max_chars", "int", "the budget used"),
             ("query", "string / null", "the query, trimmed; null without `--query`"),
             (
+                "as_of",
+                "object / null",
+                "with `--query` or `--as-of`: the time the values first in `memories` were "
+                "true at, `{date}` or `{from, until}`, with the `id` (and `past_index`) of the "
+                "event or value that named it; null when the question names none",
+            ),
+            (
                 "ranked_by",
                 "string",
                 "`relevance` with `--query`, else `priority` (release 1's order)",
@@ -108,7 +120,9 @@ FAMILY = (
         "subject's `display_label` first, then every row the query matches (all of the "
         "subject's events and the past values of its rows are candidates; past values rank "
         "with current rows for a question about time, after them otherwise), best first, then "
-        "the rest in that order. Without a subject: the user profile and a roster of "
+        'the rest in that order. A question naming a time by an event or a value ("back in '
+        'Chicago", "刚认识那会儿"), or `--as-of DATE`: the values true then first, the asked '
+        "field's first (`data.as_of`). Without a subject: the user profile and a roster of "
         "subjects, which counts against the budget too. What does not fit in `--max-chars` "
         "(measured on the JSON of `memories`) is dropped from the end.",
     ),
@@ -154,6 +168,7 @@ FAMILY = (
                 schema=MAX_CHARS_SCHEMA,
                 tool_help="budget in characters",
             ),
+            AS_OF,
         ),
         lambda s, a: s.search(
             a["query"],
@@ -161,9 +176,15 @@ FAMILY = (
             scope=a["scope"],
             limit=a["limit"],
             max_chars=a["max_chars"],
+            as_of=a["as_of"],
         ),
         (
             ("query", "string", "the query, trimmed"),
+            (
+                "as_of",
+                "object / null",
+                "the time the question (or `--as-of`) names, as in `context`; null when none",
+            ),
             (
                 "subject_id",
                 "string / null",

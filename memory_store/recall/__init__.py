@@ -91,15 +91,16 @@ def context(
     max_chars: int = policy.CONTEXT_MAX_CHARS_DEFAULT,
     query: str | None = None,
     resolve: Callable[[Session, str], str] | None = None,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """What matters for one subject (or the profile and a roster), within ``max_chars``.
 
     With ``query``: the subject's display label first, then every candidate the
     query matches (all of the subject's events among them, and the past values
-    of its rows: contract §20), best first, then the rest in release 1's order.
-    Only current values are candidates without a query. ``resolve`` turns a subject
-    that no row names into the subject it means (a display label, §22), after the gate.
-    """
+    of its rows: contract §20), best first, then the rest in release 1's order; the values
+    true at a time the query names, or on the day ``as_of``, first (§24, ``in_time``).
+    Only current values are candidates without a query. ``resolve`` turns a subject that
+    no row names into the subject it means (a display label, §22), after the gate."""
     session.gate(session.settings())
     found = _rows_of(session, subject_id)
     unnamed = subject_id not in (None, policy.USER_SUBJECT) and not any(
@@ -124,18 +125,24 @@ def context(
         candidates += [r for r in mine if r["scope"] == "event"]  # all of them, not only 8
         label = [r for r in ranked[:1] if r["scope"] == "object" and r["field"] == "display_label"]
         result["subject_known"] = any(r["scope"] != "user" for r in found)
+    about_time = user_first = False
     if query is not None:
         from .relevance import about_time as asks_about_time
+        from .relevance import speaks_of_user
         from .terms import fold_text
 
         words = fold_text(query)[1]
         about_time = asks_about_time(query, words)
-        weight = 1.0 if speaks_of_user(query, label, words) else USER_ROW_WEIGHT
+        user_first = speaks_of_user(query, label, words)
+        weight = 1.0 if user_first else USER_ROW_WEIGHT
         ranked = by_relevance(
             query, subject_id, label, candidates, ranked, history, about_time, weight
         )
-        if about_time:  # a question about time: every row it returns carries its date
-            dated = dated | {r["id"] for r in ranked}
+    if query is not None or as_of is not None:
+        pool = candidates + history
+        ranked, result["as_of"] = in_time(query, about_time, ranked, pool, label, user_first, as_of)
+    if about_time or as_of is not None:  # about time: every row carries its date
+        dated = dated | {r["id"] for r in ranked}
     result["query"] = query
     result["ranked_by"] = "priority" if query is None else "relevance"
     # compacted only as far as the budget reaches (fit)
@@ -143,24 +150,20 @@ def context(
     return result
 
 
-_FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
-_NAME_ENDS = " (（,，:：-—"
+def in_time(query: str | None, timely: bool, ranked: list[Any], *rest: Any) -> tuple[Any, Any]:
+    """``ranked`` and ``data.as_of`` for a question about time (``timely``) or a day asked
+    for (``anchors.reorder``, §24). A question asking for a date ("when did we meet?",
+    "哪天") names none: §20's order, and ``anchors`` is not even imported."""
+    text = query or ""
+    if rest[-1] is None:  # no day asked for: the question's own time, if it names one
+        first = text.lower().split(None, 1)[:1]
+        if not timely or first in ([w] for w in policy.DATE_QUESTIONS_EN.split()):
+            return ranked, None
+        if any(w in text for w in policy.DATE_QUESTIONS_ZH.split()):
+            return ranked, None
+    from .anchors import reorder
 
-
-def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
-    """Whether a question about a person is in the first person singular ("what do I do
-    now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
-    about the user, whose profile rows count in full. ``words``: the question's folded
-    words (``terms.fold_text``)."""
-    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
-    if not first or not label:
-        return first
-    name = label[0]["value"].strip()
-    for i, ch in enumerate(name):
-        if ch in _NAME_ENDS:
-            name = name[:i]
-            break
-    return not name or name.lower() not in query.lower()
+    return reorder(query, ranked, *rest)
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
@@ -358,21 +361,28 @@ def search(
     scope: str | None = None,
     limit: int = policy.SEARCH_LIMIT_DEFAULT,
     max_chars: int = policy.SEARCH_MAX_CHARS_DEFAULT,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """The rows a question matches, across subjects (or one subject or scope), best first;
-    past values among them, marked with ``until`` (contract §20)."""
+    past values among them, marked with ``until`` (contract §20); those true at the time
+    the question names (or on ``as_of``) first (§24)."""
     session.gate(session.settings())
+    from . import terms
     from .relevance import about_time as asks_about_time
+    from .relevance import speaks_of_user
 
     found = [] if session.blank else _select(session, subject_id, scope)
     current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
-    ranked = matches(query, current + past, drop_common=False, about_time=about_time)[:limit]
-    if about_time:
+    ranked = matches(query, current + past, drop_common=False, about_time=about_time)
+    first_person = (about_time or as_of) and speaks_of_user(query, [], terms.fold_text(query)[1])
+    ranked, anchor = in_time(query, about_time, ranked, ranked, [], first_person, as_of)
+    if about_time or as_of is not None:
         dated = dated | {r["id"] for r in ranked}
-    hits = [compact(r, None, dated) for r in ranked]
+    hits = [compact(r, None, dated) for r in ranked[:limit]]
     kept, omitted = fit(hits, max_chars)
-    return {"query": query, "count": len(kept), "memories": kept, "truncated": omitted > 0}
+    out = {"query": query, "as_of": anchor, "count": len(kept), "memories": kept}
+    return {**out, "truncated": omitted > 0}
 
 
 def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:

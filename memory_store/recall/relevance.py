@@ -1,11 +1,8 @@
 """How relevant each stored memory is to the user's current question (contract §13).
 
 Lexical, and computed per call over the rows ``context`` has already read: no
-index is kept, so nothing here can outlive a deleted memory (§9). Public:
-
-- :func:`check_query` -- the question as ``context --query`` takes it, trimmed,
-  or ``INVALID_ARGUMENTS`` naming the rule it breaks;
-- :func:`score_rows` -- one Okapi BM25 score per row (0.0: nothing in common).
+index is kept, so nothing here can outlive a deleted memory (§9). :func:`check_query`
+takes the question (or refuses it); :func:`score_rows` gives one Okapi BM25 score per row.
 
 Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are
 words, with light English suffix folding (works, worked, working -> work) and
@@ -24,26 +21,12 @@ has a short stop list. A row's text is its value, the parts of its field name
 Each term weighs its IDF over the rows (alias groups as much as a word, dates
 half as much); BM25's usual k1 = 1.2 and b = 0.75. Words of liking (like,
 喜欢) and, in ``search``, the words of a row's subject's label count only in a
-row that shares another term with the question.
+row that shares another term with the question — unless the question only names
+a person ("Alice"): then it asks for that person's rows.
 
-Cost. ``context`` runs on every turn of a conversation, mostly as a fresh
-process, so this module is built to start fast and to touch little:
-
-- it imports ``math`` and ``itertools`` (built in), and ``unicodedata`` only
-  when a text is not ASCII; it compiles no regular expression (the ``re``
-  compiler runs in Python, and a character class reaching beyond U+00FF makes
-  it fill a 64K-entry table, which costs more than a whole ``context`` call);
-- the rows are not split into words: their texts are joined into one, and each
-  term of the question is found there with ``str.find``/``str.count``; English
-  words are found in an ASCII copy where everything but letters and digits is
-  a space, made with one ``bytes.translate``;
-- the alias table is not indexed (a process asking one question, the CLI,
-  would pay for the index): its English words and its Chinese terms are each
-  joined into one text once, where the question's stems and characters are
-  found with ``str.find``;
-- the last call's folded rows, and the terms found in them, are kept until a
-  call with other rows: a host asking about the same person turn after turn
-  folds them once. Nothing is written anywhere.
+Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports
+only built-ins, compiles no regular expression, folds the rows' joined text once and
+keeps the last call's folding (documentation/recall.md, "Cost-driven choices").
 
 English words outside ASCII (café) are matched whole only in the question's
 own alphabet; a row's accented word is cut at its first accented letter.
@@ -82,11 +65,8 @@ COMMON_MIN_ROWS = 20
 
 
 def check_query(text: str) -> str:
-    """The trimmed query, or ``INVALID_ARGUMENTS`` naming the rule it breaks.
-
-    The character rules of a stored value (contract §6, ``rows.forbidden_char``);
-    then 1-500 characters after trimming whitespace at both ends.
-    """
+    """The trimmed query, or ``INVALID_ARGUMENTS`` naming the rule it breaks: a stored
+    value's characters (§6, ``rows.forbidden_char``), then 1-500 after trimming."""
     if not isinstance(text, str):
         raise _invalid("must be text")
     found = forbidden_char(text)
@@ -293,8 +273,12 @@ class _Rows:
 _LAST: list[Any] = []
 
 
-def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True) -> list[float]:
+def score_rows(
+    query: str, rows: list[dict[str, Any]], for_context: bool = True, apart: int = 0
+) -> list[float]:
     """One Okapi BM25 score per row for ``query``; 0.0 means nothing in common.
+    With ``apart``, the last ``apart`` rows only set terms aside: a term one of them
+    holds counts in no row (``anchors``: the words that name the asked field).
 
     Rows are dicts with at least ``scope``, ``field`` and ``value``; a
     hypothesis's ``source_ref`` and any row's ``occurred_at`` are used when
@@ -349,9 +333,7 @@ def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True)
         held, labels = found.per_row(counts)
         columns.append((1.0, held, weak))
         named.append((labels, weak))
-    # A question that only names a person ("Alice", "小林") asks for that person's rows,
-    # each matching through its subject's label (contract §21, §27); beside other words
-    # ("Alice's hobby") the name only counts in a row that shares one of them.
+    # A question that only names a person ("Alice") asks for their rows (contract §27).
     strong = [labels for labels, weak in named if not weak]
     if not groups and not dates and strong and all(strong):
         return _named_persons_rows(rows, _bm25(columns, found.lengths(), for_context))
@@ -364,17 +346,15 @@ def score_rows(query: str, rows: list[dict[str, Any]], for_context: bool = True)
             held.append((f"y{at[:4]}", f"m{at[5:7]}") if at else ())
         for date in dates:
             columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}, False))
+    if apart:
+        columns = [c for c in columns if all(i < n - apart for i in c[1])]
     return _bm25(columns, found.lengths(), for_context)
 
 
 def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
     """A question that only names a person: the label rows it matches best (小林, not 小美,
     for "小林"; both Alexes for "Alex") bring in their subjects' rows (contract §27)."""
-    at = {
-        r["subject_id"]: i
-        for i, r in enumerate(rows)
-        if r["scope"] == "object" and r["field"] == "display_label"
-    }
+    at = _label_at(rows)
     best = max((scores[i] for i in at.values()), default=0.0)
     if best <= 0:
         return scores
@@ -389,12 +369,14 @@ def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list
 def _labels(rows: list[dict[str, Any]]) -> list[str]:
     """Each row's subject's display label, where the rows hold it ("" for the label
     row itself, which matches through its value)."""
-    labels = {
-        r["subject_id"]: r["value"]
-        for r in rows
-        if r["field"] == "display_label" and r["scope"] == "object"
-    }
-    return ["" if r["field"] == "display_label" else labels.get(r["subject_id"], "") for r in rows]
+    label = {subject: rows[i]["value"] for subject, i in _label_at(rows).items()}
+    return ["" if r["field"] == "display_label" else label.get(r["subject_id"], "") for r in rows]
+
+
+def _label_at(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Where each subject's display label is among ``rows``."""
+    kept = ("object", "display_label")
+    return {r["subject_id"]: i for i, r in enumerate(rows) if (r["scope"], r["field"]) == kept}
 
 
 def _bm25(
@@ -424,9 +406,6 @@ def forget() -> None:
     _LAST.clear()
 
 
-# ---------------------------------------------------------------- time
-
-
 def about_time(query: str, words: list[str] | None = None) -> bool:
     """Whether a question is about the past or about time (the cue lists of policy.py);
     ``words``: its folded words, when the caller has them."""
@@ -434,17 +413,37 @@ def about_time(query: str, words: list[str] | None = None) -> bool:
         return True
     if words is None:
         words = terms.fold_text(query)[1]
-    return any(terms.stem_of(w) in _en_cues() for w in words)
+    return any(terms.stem_of(w) in en_cues() for w in words)
 
 
 _ZH_CUES = policy.TIME_CUES_ZH.split()
 _EN_CUES: set[str] = set()
 
 
-def _en_cues() -> set[str]:
+def en_cues() -> set[str]:
     if not _EN_CUES:
         _EN_CUES.update(terms.stem_of(w) for w in policy.TIME_CUES_EN.split())
     return _EN_CUES
+
+
+_FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
+_NAME_ENDS = " (（,，:：-—"
+
+
+def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
+    """Whether a question about a person is in the first person singular ("what do I do
+    now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
+    about the user, whose profile rows count in full. ``words``: the question's folded
+    words (``terms.fold_text``)."""
+    first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
+    if not first or not label:
+        return first
+    name = label[0]["value"].strip()
+    for i, ch in enumerate(name):
+        if ch in _NAME_ENDS:
+            name = name[:i]
+            break
+    return not name or name.lower() not in query.lower()
 
 
 __all__ = ["QUERY_CHARS_MAX", "check_query", "forget", "score_rows"]

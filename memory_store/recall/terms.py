@@ -77,7 +77,7 @@ _IRREGULAR = {
     "understood": "understand", "woke": "wake", "wore": "wear", "worn": "wear",
     "swam": "swim", "children": "child", "men": "man", "women": "woman",
     "people": "person", "feet": "foot", "teeth": "tooth", "mice": "mouse",
-    "wives": "wife", "lives": "life", "knives": "knife", "leaves": "leaf",
+    "wives": "wife", "knives": "knife", "leaves": "leaf",
 }  # fmt: skip
 _MONTHS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,

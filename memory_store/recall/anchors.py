@@ -1,0 +1,241 @@
+"""Memory as of a time (contract §24): the time a question names, and the values true then.
+
+People name a time by what happened then ("when we met", "在武汉那会儿"), not by a date.
+The store holds the date: an event's ``occurred_at``, a value's ``since``-``until``. Here,
+for a question about time (the cues of ``policy.py``), the *anchor* is the event or value
+whose own words the question matches best (the relevance of ``relevance.py`` over values
+alone); the *asked fields* are the fields the question names by their names or concepts
+(``relevance.score_rows`` over field names, widened to the fields of the same concept,
+``rows.concepts_of``). An anchor counts only when the question also asks about a field
+of another concept than the anchor's: "when did she move to Hangzhou?" asks about the
+move itself. Then the asked fields' values true at the anchor come first, then the anchor,
+then the rest in the order they had. ``--as-of DATE`` names the time directly.
+
+Nothing here is kept between calls: each call reads the rows it was given.
+"""
+
+from __future__ import annotations
+
+from .. import policy
+from ..storage import rows as stored
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+_OPEN = "9999-12-31"  # the end of a value still true
+
+
+def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
+    """The fields (of profile, person and relationship rows) the question names: by a
+    field's own words or a concept of the alias table, then every field of the same
+    concept (``city`` -> ``lives_in``)."""
+    from .relevance import score_rows
+    from .terms import fold_text, stem_of
+
+    fields = sorted(
+        {r["field"] for r in pool if r["scope"] in policy.HISTORY_SCOPES}
+        - {"display_label"}  # identity, never the question's subject matter
+    )
+    probes = [{"scope": "object", "field": f, "value": ""} for f in fields]
+    named = {f for f, s in zip(fields, score_rows(query, probes), strict=True) if s > 0}
+    concepts = set().union(*map(stored.concepts_of, named)) if named else set()
+    stems = {stem_of(w) for w in fold_text(query)[1]}  # "live": the place concept's word
+    concepts |= {c for c, words in policy.FIELD_CONCEPTS.items() if stems & _stems(words)}
+    return named | {f for f in fields if stored.concepts_of(f) & concepts}
+
+
+def _stems(words: tuple[str, ...]) -> set[str]:
+    from .terms import stem_of
+
+    return {stem_of(w) for w in words}
+
+
+def _span(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The time a row names: an event's day, a value's ``since``-``until`` (open: still
+    true); None for rows that name no time (hypotheses, the display label)."""
+    if row["scope"] == "event":
+        day = (row["occurred_at"] or "")[:10]
+        return (day, day) if day else None
+    if row["scope"] not in policy.HISTORY_SCOPES or row["field"] == "display_label":
+        return None
+    since = row["since"] or ""
+    return (since, row.get("until") or _OPEN) if since else None
+
+
+def find(
+    query: str, pool: list[dict[str, Any]], asked: set[str], name: str = ""
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """The anchors, best first, and the asked fields left once their concept is taken
+    out; ``([], asked)`` when the question names no time apart from what it asks about.
+
+    An anchor is a row naming a time whose value the question matches by words that
+    neither name an asked field (those the fields' probes hold, ``_probe``) nor are the
+    person's ``name`` (who, not when) or a time cue. One that would leave no asked field
+    is the question's subject, not its time, and is passed over; a row of an asked field
+    is the anchor only when no other row comes near it (``NEAR``), and rows that come
+    near the best anchor are anchors too (the question cannot tell them apart)."""
+    if not asked:
+        return [], asked
+    from .relevance import en_cues, score_rows
+    from .terms import stem_of
+
+    timed = [r for r in pool if _span(r) is not None]
+    for word in (name, *_CUES):  # who, and that it asks about time: not which time
+        if word and word in query:
+            query = query.replace(word, " ")
+    cues = en_cues()
+    query = " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
+    values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
+    probes = [_probe(f) for f in sorted(asked)]
+    scores = score_rows(query, values + probes, apart=len(probes))
+    found = []
+    for score, row in sorted(zip(scores, timed, strict=False), key=lambda p: -p[0]):
+        taken = stored.concepts_of(row["field"])
+        left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
+        if score > 0 and left:
+            found.append((score, row, left))
+    if not found:
+        return [], asked
+    other = [x for x in found if x[1]["field"] not in asked]
+    if other and other[0][0] >= NEAR * found[0][0]:
+        found = other
+    best, _, left = found[0]
+    return [row for score, row, _ in found[:3] if score >= TIE * best], left
+
+
+# A row of another field than those asked is the anchor if it scores at least NEAR of
+# the best; rows scoring at least TIE of the anchor are anchors too.
+NEAR = 0.5
+TIE = 0.8
+
+
+def _probe(field: str) -> dict[str, Any]:
+    """A row holding the words that name ``field``: its own, its concepts' (``policy.
+    FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
+    from .aliases import GROUPS
+    from .terms import stem_of
+
+    words = field.split("_")
+    for concept in stored.concepts_of(field):
+        words += policy.FIELD_CONCEPTS[concept]
+    stems = {stem_of(w) for w in words}
+    words += [g[3] for g in GROUPS if not stems.isdisjoint(map(stem_of, g[1].split()))]
+    return {"scope": "object", "field": field, "value": " ".join(words)}
+
+
+def true_at(row: dict[str, Any], start: str, end: str) -> bool:
+    """Whether a value held at some time between ``start`` and ``end`` (a day: both the
+    same, and a value replaced that day counts): it began by then and had not yet been
+    replaced."""
+    span = _span(row)
+    if span is None or row["scope"] == "event":
+        return False
+    since, until = span
+    if start == end:  # a value that ends or begins that day held then too ("right before")
+        return since <= start <= until
+    return since < end and until > start
+
+
+def reorder(
+    query: str | None,
+    ranked: list[dict[str, Any]],
+    pool: list[dict[str, Any]],
+    first: list[dict[str, Any]],
+    user_first: bool,
+    as_of: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """``ranked`` (the order of §20, ``first`` at its head) with the values true at a
+    time first: on ``as_of`` every value, else at the anchors the question names the
+    asked fields' values (the anchors after them); for a question about the past with
+    no anchor, the asked fields' rows in their order. Returns the order and
+    ``data.as_of`` (None when no time was found)."""
+    if as_of is None and query is None:
+        return ranked, None
+    asked = set() if query is None else asked_fields(query, pool)
+    anchors: list[dict[str, Any]] = []
+    spans = [(as_of, as_of)] if as_of is not None else []
+    if query is not None and as_of is None and not _speaks_of_now(query):
+        anchors, asked = find(query, pool, asked, _name(first))
+        spans = [_span(a) for a in anchors]  # type: ignore[misc]
+        held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        if not any("until" in r for r in held):
+            anchors, spans = [], []  # the asked field never changed: no time picks a value
+    firsts = {id(r) for r in first}
+    head = [r for r in ranked if id(r) in firsts]
+    rest = [r for r in ranked if id(r) not in firsts]
+    wanted = policy.USER_SUBJECT if user_first else None
+    if not spans:
+        lead = [r for r in rest if r["field"] in asked and not _other(r, wanted)]
+        lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
+        if not any("until" in r for r in lead):
+            lead = []  # no past value of the asked field to find first: §20's order
+    else:
+        seen = firsts | {id(r) for r in rest}
+        then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
+        then.sort(key=lambda r: (r["field"] not in asked, _other(r, wanted), _when(r, spans)))
+        lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
+    chosen = {id(r) for r in lead}
+    order = head + lead + [r for r in rest if id(r) not in chosen]
+    if not spans:
+        return order, None
+    return order, public(spans[0], anchors[0] if anchors else None)
+
+
+def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:
+    """The first span the value was true in (9: none)."""
+    return next((i for i, span in enumerate(spans) if true_at(row, *span)), 9)
+
+
+def _name(first: list[dict[str, Any]]) -> str:
+    """The person's name: their display label up to its first bracket or comma."""
+    if not first:
+        return ""
+    name = first[0]["value"]
+    for i, ch in enumerate(name):
+        if ch in " (（,，:：-—":
+            return name[:i]
+    return name
+
+
+def _other(row: dict[str, Any], wanted: str | None) -> bool:
+    """Whether a row is not about whom the question asks (the user, or the person)."""
+    mine = row["subject_id"] == policy.USER_SUBJECT
+    return mine != (wanted == policy.USER_SUBJECT)
+
+
+def _speaks_of_now(query: str) -> bool:
+    """A question that says "now" names the present, whatever else it mentions."""
+    from .terms import fold_text
+
+    words = fold_text(query)[1]
+    return any(w in query for w in _NOW_ZH) or not _NOW_EN.isdisjoint(words)
+
+
+_NOW_ZH = policy.NOW_CUES_ZH.split()
+_CUES = sorted(policy.TIME_CUES_ZH.split(), key=len, reverse=True)
+_NOW_EN = frozenset(policy.NOW_CUES_EN.split())
+
+
+def public(span: tuple[str, str], anchor: dict[str, Any] | None) -> dict[str, Any]:
+    """``data.as_of``: ``{date}`` or ``{from, until}`` (``until`` null while the value
+    is true), and the row it came from."""
+    start, end = span
+    out: dict[str, Any] = (
+        {"date": start} if start == end else {"from": start, "until": None if end == _OPEN else end}
+    )
+    if anchor is not None:
+        out.update(source(anchor))
+    return out
+
+
+def source(row: dict[str, Any]) -> dict[str, Any]:
+    """Which stored value an anchor is: the row's ``id``, and for a past value its place
+    in the row's ``past`` list as ``show`` gives it (oldest first)."""
+    out: dict[str, Any] = {"id": row["id"]}
+    if "until" in row:
+        for i, p in enumerate(stored.past_of(row)):
+            if p["since"] == row["since"] and p["until"] == row["until"]:
+                out["past_index"] = i
+                break
+    return out
