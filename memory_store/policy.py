@@ -182,6 +182,11 @@ FIELD_CONCEPTS: dict[str, tuple[str, ...]] = {
     "home": ("home", "apartment", "housing", "house", "flat"),
 }
 
+# Words that end a field name without being its head (``lives_in``: lives), and
+# words that only qualify the word before them (``job_title``: a job). Contract §23.
+FIELD_TRAILING_WORDS: tuple[str, ...] = ("in", "at", "on", "for", "to", "with", "from", "now")
+FIELD_QUALIFIER_TAILS: tuple[str, ...] = ("title", "role", "detail", "info", "description", "name")
+
 # Context recall.
 CONTEXT_EVENTS = 8
 CONTEXT_ROSTER_MAX = 50

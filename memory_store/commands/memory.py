@@ -123,7 +123,8 @@ FAMILY = (
                 "findings",
                 "list",
                 "each `kind` (`same_concept`, `stale_hypothesis`, `relative_date`, `near_cap`, "
-                "`ended`), `subject_id`, `ids` (rows it is about), `message`",
+                "`ended`, `past_plan`, `unlabelled_subject`), `subject_id`, `ids` (rows it is "
+                "about), `message`",
             ),
             (
                 "proposal",
@@ -132,6 +133,7 @@ FAMILY = (
                 "mechanically: end the older of two same-concept rows, delete stale hypotheses; "
                 "null when there is nothing to apply",
             ),
+            ("steps", "list", "what each delta of `proposal` does, in words, in its order"),
         ),
         "Needs consent and no pause (it reads memory content, like `context`); never writes. "
         "Show the findings to the person and apply `proposal` only on their yes: it is then "

@@ -146,20 +146,38 @@ _CONCEPT_OF_WORD = {
 
 
 def concepts_of(field: str) -> frozenset[str]:
-    """The concepts a field name names, from its words (a plural as its singular):
-    ``lives_in`` -> {place}, ``current_jobs`` -> {job}."""
+    """The concept a field's head word names (contract §23), empty when it names none.
+
+    The head is the word the rest qualifies: the last word (``fact_job``,
+    ``current_city``: a job, a city), once trailing function words are dropped
+    (``lives_in``: lives) and before an ``of`` (``city_of_residence``); a trailing
+    word that only qualifies the one before (``job_title``) defers to it. A plural
+    counts as its singular. A word inside the name that is not its head names no
+    concept: ``fact_work_schedule`` is a schedule, ``work_stress`` a stress.
+    """
     known = _CONCEPTS.get(field)
     if known is None:
-        found = {
-            _CONCEPT_OF_WORD[w] for w in map(_singular, field.split("_")) if w in _CONCEPT_OF_WORD
-        }
-        if field in _CONCEPT_OF_WORD:
-            found.add(_CONCEPT_OF_WORD[field])
-        known = _CONCEPTS[field] = frozenset(found)
+        concept = _concept_of_head(field.split("_"))
+        known = _CONCEPTS[field] = frozenset((concept,) if concept else ())
     return known
 
 
 _CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
+
+
+def _concept_of_head(words: list[str]) -> str | None:
+    if "of" in words[1:]:
+        words = words[: words.index("of", 1)]
+    while len(words) > 1 and words[-1] in policy.FIELD_TRAILING_WORDS:
+        words = words[:-1]
+    for i in range(len(words)):  # a run of words the table names ("relationship_status")
+        run = "_".join(words[i:])
+        if "_" in run and run in _CONCEPT_OF_WORD:
+            return _CONCEPT_OF_WORD[run]
+    head = _singular(words[-1])
+    if head in policy.FIELD_QUALIFIER_TAILS and len(words) > 1:
+        head = _singular(words[-2])
+    return _CONCEPT_OF_WORD.get(head)
 
 
 def _singular(word: str) -> str:

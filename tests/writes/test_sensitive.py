@@ -687,7 +687,9 @@ def test_cli_stores_the_negative_corpus(enabled: Path) -> None:
         ok("clear", "--confirm")
 
 
-@pytest.mark.parametrize("field", ["health_condition", "mental_health", "health", "condition_anxiety"])
+@pytest.mark.parametrize(
+    "field", ["health_condition", "mental_health", "health", "condition_anxiety"]
+)
 def test_cli_refuses_health_under_any_health_field(enabled: Path, field: str) -> None:
     value = "Generalized anxiety disorder, on sertraline"
     r = fails("SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field=field, value=value)))
@@ -701,7 +703,9 @@ def test_cli_refuses_health_under_any_health_field(enabled: Path, field: str) ->
 
 def test_cli_stores_a_password_mentioned_without_the_secret(enabled: Path) -> None:
     for text in ("password is Tulip#2026", "pw Tulip#2026", "密码是Tulip#2026"):
-        r = fails("SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="note", value=text)))
+        r = fails(
+            "SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="note", value=text))
+        )
         assert r.error["details"]["detector"] == "secret"
         assert "Tulip" not in r.stdout + r.stderr
     assert apply(delta(field="note", value="she forgot her password again")).code == 0
