@@ -114,10 +114,11 @@ class MemoryStore:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read."""
+        from .subjects import check_new_subjects
         from .writes.apply import apply
 
         with self._open() as session:
-            return apply(session, payload, dry_run)
+            return apply(session, payload, dry_run, check_new_subjects)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""

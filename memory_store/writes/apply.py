@@ -16,6 +16,7 @@ from . import caps, one_line, record_operation, timeline, trim_history
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any
 
     from ..storage import Session
@@ -82,11 +83,19 @@ def read_payload(payload: object) -> Any:
     return validation.parse_body(raw)
 
 
-def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str, Any]:
+def apply(
+    session: Session,
+    payload: object,
+    dry_run: bool = False,
+    new_subjects: Callable[[Session, list[dict[str, Any]]], dict[str, int]] | None = None,
+) -> dict[str, Any]:
     """Record one delta or a batch as one undoable operation.
 
     ``payload`` may be a callable returning the raw body: it is called only
     after the consent gate, so that without consent the input is never read.
+    ``new_subjects`` (the facade passes ``subjects.check_new_subjects``: this package
+    does not know subjects by name) checks the subjects the batch would create, inside
+    the transaction; each one it returns gets an ``unlabelled_subject`` warning.
     """
     session.gate(session.settings())
     from . import validation
@@ -97,8 +106,10 @@ def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str,
             settings = session.settings()  # again under the lock: consent may have changed
             session.gate(settings)
             batch = Batch(session.conn, settings["write_seq"])
+            fresh = new_subjects(session, deltas) if new_subjects else {}
             batch.write(deltas)
             result, trimmed = batch.finish(session)
+            _warn_unlabelled(result["results"], fresh)
             if dry_run:
                 raise DryRun(result)
     except DryRun as done:
@@ -108,6 +119,22 @@ def apply(session: Session, payload: object, dry_run: bool = False) -> dict[str,
     result["dry_run"] = False
     session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)
     return result
+
+
+def _warn_unlabelled(results: list[dict[str, Any]], fresh: dict[str, int]) -> None:
+    """Contract §23: a subject created with no ``display_label`` in its batch is often a
+    name taken for a code; the result says so at the subject's first delta."""
+    for code, index in fresh.items():
+        for r in results:
+            if r["index"] == index:
+                r.setdefault("warnings", []).append(
+                    {
+                        "code": "unlabelled_subject",
+                        "message": f"{code} is a new subject with no display_label: if it is "
+                        "someone already known, undo and use their code; else write "
+                        "display_label (how the person is called)",
+                    }
+                )
 
 
 class Batch:
