@@ -139,6 +139,8 @@ def revoke_delete(location: Location) -> dict[str, Any]:
     are the files overwritten and removed. Neither a planted side file nor a
     full disk can block the deletion (contract §17).
     """
+    from .storage import tombstone
+
     if not files.check_data_dir(location.data_dir):
         return {
             "consent_enabled": False,
@@ -146,10 +148,14 @@ def revoke_delete(location: Location) -> dict[str, Any]:
             "rows_deleted": 0,
             "erased": True,
             "overwritten": True,
+            "tombstone": False,  # no directory: nothing is created, not even a tombstone
         }
     file_writes.remove_unsafe_side_files(location.path)
     deleted_rows, clean = _empty_if_readable(location)
     overwritten = _remove_files(location.path, clean)
+    # Only once the files are gone: interrupted before, the store is still there (intact
+    # and revoked, or empty and revoked), and it says revoked by itself.
+    left = tombstone.write(location.data_dir, now())
     return {
         "consent_enabled": False,
         "deleted": True,
@@ -158,6 +164,7 @@ def revoke_delete(location: Location) -> dict[str, Any]:
         # unless the disk refused even that (overwritten: false).
         "erased": overwritten,
         "overwritten": overwritten,
+        "tombstone": left,
     }
 
 

@@ -114,11 +114,10 @@ class MemoryStore:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read."""
-        from .subjects import check_new_subjects
         from .writes.apply import apply
 
         with self._open() as session:
-            return apply(session, payload, dry_run, check_new_subjects)
+            return apply(session, payload, dry_run, _new_subjects)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
@@ -317,6 +316,17 @@ def _label(session: Session, given: str) -> str:
     from .subjects import resolve
 
     return resolve(session, given) or given
+
+
+def _new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:
+    """``subjects.check_new_subjects``, imported only for a batch that names a subject the
+    store does not hold (most writes are about someone known: they pay for no module)."""
+    codes = {d.get("subject_id") for d in deltas} - {None, policy.USER_SUBJECT}
+    if all(session.holds_subject(c) for c in codes if c is not None):
+        return {}
+    from .subjects import check_new_subjects
+
+    return check_new_subjects(session, deltas)
 
 
 def limits() -> dict[str, Any]:

@@ -559,3 +559,17 @@ def raw_mcp_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, A
     for m in out:
         replies.setdefault(m.get("id"), m)
     return replies
+
+
+TOMBSTONE = "revoked.json"
+
+
+def left_after_revoke_delete(store_dir: Path) -> list[str]:
+    """What ``revoke --delete`` left in the data directory besides its tombstone (contract
+    §23), once the tombstone is checked to hold ``consent_state`` and ``revoked_at`` only."""
+    names = sorted(p.name for p in store_dir.iterdir())
+    if TOMBSTONE in names:
+        kept = json.loads((store_dir / TOMBSTONE).read_text("utf-8"))
+        assert set(kept) == {"consent_state", "revoked_at"} and kept["consent_state"] == "revoked"
+        names.remove(TOMBSTONE)
+    return names
