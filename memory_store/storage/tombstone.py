@@ -12,6 +12,7 @@ answer, never on a per-turn path that finds a store.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -57,10 +58,8 @@ def write(data_dir: str, revoked_at: str) -> bool:
     body = json.dumps({"consent_state": "revoked", "revoked_at": revoked_at}).encode()
     temporary = path_in(data_dir) + ".tmp"
     try:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
         fd = os.open(
             temporary,
             os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
@@ -74,10 +73,8 @@ def write(data_dir: str, revoked_at: str) -> bool:
             os.close(fd)
         os.replace(temporary, path_in(data_dir))
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         return False
     return True
 
@@ -85,7 +82,5 @@ def write(data_dir: str, revoked_at: str) -> bool:
 def remove(data_dir: str) -> None:
     """Remove the tombstone (``enable --confirm`` starts fresh); absent is fine."""
     for name in (path_in(data_dir), path_in(data_dir) + ".tmp"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(name)
-        except FileNotFoundError:
-            pass
