@@ -34,7 +34,9 @@ ROW_KEYS: tuple[str, ...] = (
 # current value became true, its past values, whether it has ended, whether it is
 # a pinned milestone.
 TIME_KEYS: tuple[str, ...] = ("since", "past", "ended", "pinned")
-PAST_KEYS: tuple[str, ...] = ("value", "since", "until", "source_type")
+PAST_KEYS: tuple[str, ...] = ("value", "since", "until", "source_type", "past_id")
+# A past value as export v2 (release 3) wrote it: no handle, and a known since.
+PAST_KEYS_V2: tuple[str, ...] = PAST_KEYS[:-1]
 
 SCOPES: tuple[str, ...] = ("user", "object", "relationship", "event", "hypothesis")
 SOURCE_TYPES: tuple[str, ...] = (

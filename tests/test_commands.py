@@ -630,7 +630,7 @@ def test_export_document(enabled: Path) -> None:
         delta("user", field="goal", value="长期关系"),
     )
     doc = ok("export")["document"]
-    assert doc["format"] == "memory-store-export/v2"
+    assert doc["format"] == "memory-store-export/v3"
     assert doc["memories"] == ok("show")["memories"]
     assert doc["policy_version"] == 1
     assert True in values_of(doc, "enabled") + values_of(doc, "consent_enabled")
@@ -647,7 +647,7 @@ def test_export_output_file(enabled: Path, tmp_path: Path) -> None:
     assert Path(data["path"]) == out
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
     doc = json.loads(out.read_text("utf-8"))
-    assert doc["format"] == "memory-store-export/v2"
+    assert doc["format"] == "memory-store-export/v3"
     assert doc["memories"] == ok("show")["memories"]
     assert "小A" in out.read_text("utf-8")
     # never overwrite

@@ -420,7 +420,7 @@ def _play(base: Path) -> dict[str, Result]:
     s.run("restore-enable", "restore", "enable", "--confirm")
     s.run("import", "restore", "import", str(out))
     newer = base / "newer.json"
-    newer.write_text(out.read_text(encoding="utf-8").replace("export/v2", "export/v3"))
+    newer.write_text(out.read_text(encoding="utf-8").replace("export/v3", "export/v4"))
     s.run("import-newer", "restore", "import", str(newer))
     s.run("import-missing", "restore", "import", str(base / "nowhere.json"))
     s.run("doctor", a, "doctor")

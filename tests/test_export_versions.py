@@ -53,7 +53,7 @@ def _without_ids(memories: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_export_is_version_two_with_each_rows_time(enabled: Path) -> None:
     _store_with_time()
     doc = ok("export")["document"]
-    assert doc["format"] == "memory-store-export/v2"
+    assert doc["format"] == "memory-store-export/v3"
     assert doc["memories"] == ok("show")["memories"]
     ended = [m for m in doc["memories"] if m["ended"]]
     assert {m["field"] for m in ended} == {"job", "goal"}

@@ -209,7 +209,7 @@ REFUSALS = [
         {},
         "MEMORY_LIMIT_REACHED",
     ),
-    ("newer-version", [row()], {"format": "memory-store-export/v2"}, "INVALID_DELTA"),
+    ("newer-version", [row()], {"format": "memory-store-export/v4"}, "INVALID_DELTA"),
     ("not-an-export", [row()], {"format": "someone-else/v1"}, "INVALID_DELTA"),
     ("unknown-row-key", [{**row(), "extra": 1}], {}, "INVALID_DELTA"),
     ("bad-time", [row(created_at="2026-13-45T99:00:00Z")], {}, "INVALID_DELTA"),

@@ -55,7 +55,7 @@ FAMILY = (
             (
                 "document",
                 "object",
-                "without `--output`: the `memory-store-export/v2` document (`schemas/export.schema.json`; import also reads v1)",
+                "without `--output`: the `memory-store-export/v3` document (`schemas/export.schema.json`; import also reads v1 and v2)",
             ),
             ("path", "string", "with `--output`: the file created (mode 600)"),
             ("count", "int", "with `--output`: memories written"),

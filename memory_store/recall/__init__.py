@@ -256,6 +256,9 @@ def compact(
     if "until" in row:
         out["since"] = row["since"]
         out["until"] = row["until"]
+        # A past value has its own handle (contract §23): deleting or correcting it by the
+        # row's id would take the row's current value with it.
+        out["past_id"] = row["past_id"]
     elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
         out["since"] = row["since"]
     hypothesis = row["scope"] == "hypothesis"

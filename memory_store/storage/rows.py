@@ -80,9 +80,34 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def past_of(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """A row's past values, oldest first: ``{value, since, until, source_type}``."""
+    """A row's past values, oldest first: ``{value, since, until, source_type, past_id}``
+    (``since`` null when unknown: a change dated on or before the value began)."""
     raw = row["past"]
     return json.loads(raw) if raw else []
+
+
+def is_past_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a past value's handle: p- and 16 hex digits."""
+    return len(text) == 18 and text.startswith("p-") and not text[2:].strip("0123456789abcdef")
+
+
+def new_past_id() -> str:
+    """A past value's own handle (contract §23): never a row's id, so that "forget the old
+    value" cannot name the whole row."""
+    import os
+
+    return "p-" + os.urandom(8).hex()
+
+
+def find_past(conn: sqlite3.Connection, past_id: str) -> tuple[dict[str, Any], int] | None:
+    """(the row holding the past value ``past_id``, its index in the row's past), or None."""
+    if not is_past_id(past_id):
+        return None
+    for row in select(conn, " WHERE past LIKE ?", (f'%"{past_id}"%',)):
+        for i, entry in enumerate(past_of(row)):
+            if entry.get("past_id") == past_id:
+                return row, i
+    return None
 
 
 def is_current(row: dict[str, Any]) -> bool:
@@ -206,6 +231,7 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "value": p["value"],
                     "since": p["since"],
                     "until": p["until"],
+                    "past_id": p.get("past_id"),
                     "source_type": p["source_type"],
                     "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
                     "occurred_at": None,
