@@ -55,6 +55,10 @@ FORGET_STEPS = (
 )
 
 
+# One word (no spaces), so that the page's quoting keeps the JSON whole.
+PAST_DELETE = 'apply --json {"action":"delete","past_id":"PAST_ID"}'
+
+
 def command_text(args: str, data_dir: Any = None) -> str:
     """Every command the page shows is built here, by ``files.command_line`` (what
     ``Location.command`` uses): ``data_dir`` is the store to name, None for the
@@ -149,7 +153,9 @@ def _past(row: dict[str, Any]) -> str:
     items = "".join(
         f'<li><span class="span">{e(p.get("since") or "…")} → {e(p.get("until") or "…")}:</span>'
         f' <span class="value">{e(p.get("value"))}</span>'
-        f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span></li>'
+        f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span>'
+        # Its own handle (contract §23): removing or correcting it never takes the row.
+        f' <code class="id past-id">{e(p.get("past_id") or "")}</code></li>'
         for p in past
         if isinstance(p, dict)
     )
@@ -368,6 +374,8 @@ def _how_to_forget(page: _Page) -> str:
         f'<section class="card how"><h2>{bi("如何删除", "How to forget")}</h2>'
         f'<p class="note">{say("删除是永久的，不能撤销。", "Forgetting is permanent and cannot be undone.")}</p>'
         f"<ul>{items}</ul>"
+        f'<p class="forget">{bi("删除一条以前的值（它的 past_id 在“以前”下每一项旁；可撤销）", "Remove one earlier value (its past_id is beside it under Earlier; undoable)")}: '
+        f"{page.cmd(PAST_DELETE)}</p>"
         f'<p class="note copy">{say("本页是一份副本：删除存储里的内容不会删除这个文件，请自行删除。", "This page is a copy: forgetting in the store does not delete this file; delete it yourself.")}</p>'
         "</section>"
     )
