@@ -31,6 +31,7 @@ from support import (
     put,
     refused,
 )
+from support.browser import Dom, dump_dom, find_browser, norm, write_review
 
 from memory_store.mcp import build_server
 
@@ -275,3 +276,13 @@ def test_a_version_two_document_imports_with_handles_and_again_changes_nothing(
         }
     )
     fails("INVALID_DELTA", "import", "-", input=json.dumps(doc3, ensure_ascii=False))
+
+
+@pytest.mark.skipif(
+    find_browser() is None, reason="no chromium on PATH (apt-get install -y chromium)"
+)
+def test_the_review_page_shows_each_past_id(enabled: Path, tmp_path: Path) -> None:
+    job = _job_history()
+    dom = Dom(dump_dom(write_review(tmp_path / "review.html")))
+    shown = [norm(dom.text(i)) for i in dom.find("code", "past-id")]
+    assert shown == [job["past"][0]["past_id"]]
