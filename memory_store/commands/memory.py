@@ -51,9 +51,11 @@ FAMILY = (
                 "results",
                 "list",
                 "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`, "
-                "`ended`), `memory` (row); `related` (current rows of the same concept, "
-                "`id`, `field`, `value`, `since`) when it created a second one; `replaced` "
-                "(the row a `replaces` ended)",
+                "`ended`, `past_deleted`, `past_corrected`), `memory` (row); `related` (current "
+                "rows of the same concept, `id`, `field`, `value`, `since`) when it created a "
+                "second one; `replaced` (the row a `replaces` ended); `past_id` (a delta that "
+                "named a past value); `warnings` (`unlabelled_subject`: a new subject with no "
+                "`display_label` in the batch)",
             ),
             (
                 "pruned",
@@ -72,6 +74,9 @@ FAMILY = (
         'stopped) and keeps its value as past. `"correction": true` replaces a value without '
         'keeping it as past; `"replaces": "<id>"` ends a same-concept row in the same '
         'operation; `"pinned": true` keeps an event from pruning (documentation/time.md). '
+        '`{"action": "delete", "past_id": "p-…"}` removes one past value and `{"past_id": '
+        '"p-…", "value": …, "correction": true}` corrects it. A `subject_id` that is no known '
+        "code but loosely a known label is `SUBJECT_NOT_FOUND` with `details.did_you_mean`. "
         "Consent is checked before the body is read. The whole batch is one operation: all "
         "of it is written, or none.",
     ),
