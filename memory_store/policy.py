@@ -117,6 +117,11 @@ TIME_CUES_EN = (  # separated by spaces
     "until date day year month start started began begin ended end stop stopped quit"
 )
 
+# A question about something ending ("我们什么时候结束异地的？", "when did she quit?"): the
+# last value of a row that ended answers it before values that were merely replaced.
+END_CUES_ZH = "结束 不再 停止 停了 辞职 离职 戒掉 戒了 退出 分开 没再"  # separated by spaces
+END_CUES_EN = "end ended ending stop stopped quit quitting finish finished"
+
 # Relative time words that a stored value should not keep (tidy: the absolute date
 # follows from the row's `since`).
 RELATIVE_TIME_WORDS_ZH = (  # separated by spaces

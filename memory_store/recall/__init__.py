@@ -331,6 +331,12 @@ def matches(
     a question about now is answered by what is current first (contract §20)."""
     hits = [r for _, r in scored(query, candidates, subject_id, drop_common, user_weight)]
     if about_time:
+        from .relevance import asks_about_an_end
+
+        if asks_about_an_end(query):  # "when did we end …": a row that ended says when
+            return [r for r in hits if r.get("last_of_ended")] + [
+                r for r in hits if not r.get("last_of_ended")
+            ]
         return hits
     return [r for r in hits if "until" not in r] + [r for r in hits if "until" in r]
 

@@ -224,7 +224,8 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in found:
         if not row["past"]:
             continue
-        for p in reversed(past_of(row)):
+        ended = row["value"] == ""
+        for n, p in enumerate(reversed(past_of(row))):
             out.append(
                 {
                     **row,
@@ -232,6 +233,8 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "since": p["since"],
                     "until": p["until"],
                     "past_id": p.get("past_id"),
+                    # The value an ended row had last: it says when the row ended.
+                    "last_of_ended": ended and n == 0,
                     "source_type": p["source_type"],
                     "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
                     "occurred_at": None,
