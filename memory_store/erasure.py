@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 def _not_found(column: str, value: str, known: list[str]) -> MemoryStoreError:
     if column == "memory_id":
+        if value.startswith("p-"):  # a past value's handle (contract §23), not a row's id
+            return error(
+                "MEMORY_NOT_FOUND",
+                "that is a past value's handle (past_id), not a memory id; nothing was "
+                'deleted. Remove one past value with apply {"action": "delete", "past_id": …}',
+                memory_id=value,
+            )
         return error(
             "MEMORY_NOT_FOUND", "no memory has that id; nothing was deleted", memory_id=value
         )

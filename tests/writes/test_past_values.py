@@ -286,3 +286,10 @@ def test_the_review_page_shows_each_past_id(enabled: Path, tmp_path: Path) -> No
     dom = Dom(dump_dom(write_review(tmp_path / "review.html")))
     shown = [norm(dom.text(i)) for i in dom.find("code", "past-id")]
     assert shown == [job["past"][0]["past_id"]]
+
+
+def test_forget_with_a_past_id_says_how_to_remove_a_past_value(enabled: Path) -> None:
+    job = _job_history()
+    refused_forget = fails("MEMORY_NOT_FOUND", "forget", job["past"][0]["past_id"], "--confirm")
+    assert "past_id" in refused_forget.error["message"]
+    assert _job()["past"] == job["past"]
