@@ -181,5 +181,9 @@ async def test_mcp_tools_answer_a_loose_name_with_did_you_mean(labelled: Path, s
         )
         applied = refused(await call(client, "memory_apply", delta=body), "SUBJECT_NOT_FOUND")
         shown = refused(await call(client, "memory_show", subject_id="小林"), "SUBJECT_NOT_FOUND")
+        forget = refused(
+            await call(client, "memory_forget_object", subject_id="dana"), "SUBJECT_NOT_FOUND"
+        )
+        assert forget["details"]["did_you_mean"] == DANA
     assert context["details"]["did_you_mean"] == applied["details"]["did_you_mean"] == DANA
     assert shown["details"]["did_you_mean"] == XIAOLIN
