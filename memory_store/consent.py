@@ -109,6 +109,11 @@ def _status(location: Location) -> dict[str, Any]:
         )
         return base
     if session is None:
+        from .storage import tombstone
+
+        left = tombstone.read(location.data_dir)
+        if left is not None:  # revoke --delete: the store is gone, the person's no is not
+            base.update(consent_state="revoked", revoked_at=left["revoked_at"])
         return base
     base["exists"] = True
     with Opened(session):
@@ -192,6 +197,9 @@ def enable(location: Location, confirm: bool = False) -> dict[str, Any]:
                 policy_version=policy.POLICY_VERSION,
             )
         session.finish_erasure(False, db.SHORT_ERASE_WAIT_MS)
+        from .storage import tombstone
+
+        tombstone.remove(location.data_dir)  # the person's yes: a fresh start
         s = session.settings()
         return {
             "consent_enabled": True,

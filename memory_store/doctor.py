@@ -13,6 +13,7 @@ from .errors import MemoryStoreError
 from .storage import Session, db, files, not_a_memory_store, schema_too_new
 from .storage.db import SCHEMA_VERSION
 from .storage.files import FILE_MODE, SIDE_SUFFIXES
+from .storage.rows import is_past_id
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -267,11 +268,16 @@ def _check_time(conn: sqlite3.Connection, f: _Findings) -> None:
     )
     problems, total = 0, 0
     pins: dict[str, int] = {}
+    # Before migration 4 a past value had no handle (contract §23); doctor never migrates.
+    keys = policy.PAST_KEYS if db.user_version(conn) >= 4 else policy.PAST_KEYS_V2
     for r in rows:
         try:
             past = json.loads(r["past"]) if r["past"] else []
             good = isinstance(past, list) and all(
-                set(p) == set(policy.PAST_KEYS) and p["since"] <= p["until"] for p in past
+                set(p) == set(keys)
+                and (p["since"] is None or p["since"] <= p["until"])
+                and is_past_id(p.get("past_id", "p-0000000000000000"))
+                for p in past
             )
         except (ValueError, TypeError, KeyError):
             good = False

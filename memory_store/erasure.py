@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 def _not_found(column: str, value: str, known: list[str]) -> MemoryStoreError:
     if column == "memory_id":
+        if value.startswith("p-"):  # a past value's handle (contract §23), not a row's id
+            return error(
+                "MEMORY_NOT_FOUND",
+                "that is a past value's handle (past_id), not a memory id; nothing was "
+                'deleted. Remove one past value with apply {"action": "delete", "past_id": …}',
+                memory_id=value,
+            )
         return error(
             "MEMORY_NOT_FOUND", "no memory has that id; nothing was deleted", memory_id=value
         )
@@ -139,6 +146,8 @@ def revoke_delete(location: Location) -> dict[str, Any]:
     are the files overwritten and removed. Neither a planted side file nor a
     full disk can block the deletion (contract §17).
     """
+    from .storage import tombstone
+
     if not files.check_data_dir(location.data_dir):
         return {
             "consent_enabled": False,
@@ -146,10 +155,14 @@ def revoke_delete(location: Location) -> dict[str, Any]:
             "rows_deleted": 0,
             "erased": True,
             "overwritten": True,
+            "tombstone": False,  # no directory: nothing is created, not even a tombstone
         }
     file_writes.remove_unsafe_side_files(location.path)
     deleted_rows, clean = _empty_if_readable(location)
     overwritten = _remove_files(location.path, clean)
+    # Only once the files are gone: interrupted before, the store is still there (intact
+    # and revoked, or empty and revoked), and it says revoked by itself.
+    left = tombstone.write(location.data_dir, now())
     return {
         "consent_enabled": False,
         "deleted": True,
@@ -158,6 +171,7 @@ def revoke_delete(location: Location) -> dict[str, Any]:
         # unless the disk refused even that (overwritten: false).
         "erased": overwritten,
         "overwritten": overwritten,
+        "tombstone": left,
     }
 
 

@@ -34,7 +34,9 @@ ROW_KEYS: tuple[str, ...] = (
 # current value became true, its past values, whether it has ended, whether it is
 # a pinned milestone.
 TIME_KEYS: tuple[str, ...] = ("since", "past", "ended", "pinned")
-PAST_KEYS: tuple[str, ...] = ("value", "since", "until", "source_type")
+PAST_KEYS: tuple[str, ...] = ("value", "since", "until", "source_type", "past_id")
+# A past value as export v2 (release 3) wrote it: no handle, and a known since.
+PAST_KEYS_V2: tuple[str, ...] = PAST_KEYS[:-1]
 
 SCOPES: tuple[str, ...] = ("user", "object", "relationship", "event", "hypothesis")
 SOURCE_TYPES: tuple[str, ...] = (
@@ -123,6 +125,11 @@ NOW_CUES_EN = "now currently nowadays"
 DATE_QUESTIONS_ZH = "什么时候 何时 哪天 哪一天 几号 几月 哪年 哪一年 多久 多长时间 多少年 多少天"
 DATE_QUESTIONS_EN = "when"  # as the question's first word: "when did we meet?"
 
+# A question about something ending ("我们什么时候结束异地的？", "when did she quit?"): the
+# last value of a row that ended answers it before values that were merely replaced.
+END_CUES_ZH = "结束 不再 停止 停了 辞职 离职 戒掉 戒了 退出 分开 没再"  # separated by spaces
+END_CUES_EN = "end ended ending stop stopped quit quitting finish finished"
+
 # Relative time words that a stored value should not keep (tidy: the absolute date
 # follows from the row's `since`).
 RELATIVE_TIME_WORDS_ZH = (  # separated by spaces
@@ -189,6 +196,11 @@ FIELD_CONCEPTS: dict[str, tuple[str, ...]] = {
     "goal": ("goal", "goals", "aim", "objective"),
     "home": ("home", "apartment", "housing", "house", "flat"),
 }
+
+# Words that end a field name without being its head (``lives_in``: lives), and
+# words that only qualify the word before them (``job_title``: a job). Contract §23.
+FIELD_TRAILING_WORDS: tuple[str, ...] = ("in", "at", "on", "for", "to", "with", "from", "now")
+FIELD_QUALIFIER_TAILS: tuple[str, ...] = ("title", "role", "detail", "info", "description", "name")
 
 # Context recall.
 CONTEXT_EVENTS = 8
@@ -273,9 +285,14 @@ SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
         "diagnosis",
         "medical",
         "medication",
+        "medicine",
         "prescription",
         "disease",
         "illness",
+        "health",
+        "therapy",
+        "symptom",
+        "treatment",
         "hiv",
         "std",
     ),
@@ -292,6 +309,29 @@ FORM_OF_ADDRESS_RUNS: tuple[str, ...] = (
     "form_of_address",
     "how_to_address",
     "address_form",
+)
+
+# A field with the word "condition" is medical when another of its words names a
+# health matter: one of the medical fragments above or one of these conditions
+# (``condition_anxiety``, ``health_condition``); ``agreement_conditions`` is not.
+HEALTH_CONDITION_WORDS: tuple[str, ...] = (
+    "anxiety",
+    "depression",
+    "adhd",
+    "autism",
+    "bipolar",
+    "ptsd",
+    "ocd",
+    "cancer",
+    "diabetes",
+    "asthma",
+    "epilepsy",
+    "insomnia",
+    "disorder",
+    "mental",
+    "chronic",
+    "heart",
+    "psychiatric",
 )
 
 SENSITIVE_FIELD_SUFFIXES: tuple[str, ...] = (
@@ -317,4 +357,146 @@ SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
     "iban",
     "api_key",
     "url_credentials",
+    "secret",
+    "medical",
+)
+
+# Words that announce a password, PIN or passcode in a value ("password is …",
+# "pw: …", "PIN 4821", "密码是…"); the secret itself must follow (sensitive.py), so
+# "she forgot her password again" passes.
+SECRET_WORDS_EN: tuple[str, ...] = (
+    "password",
+    "passwd",
+    "passcode",
+    "passphrase",
+    "pwd",
+    "pw",
+    "pin",
+    "pin code",
+    "wifi password",
+)
+SECRET_WORDS_ZH: tuple[str, ...] = ("登录密码", "支付密码", "密码", "口令", "暗码", "验证码")
+# After "password is", these ordinary words are not the secret ("her password is weak").
+SECRET_NOT_A_SECRET: tuple[str, ...] = (
+    "a",
+    "an",
+    "the",
+    "my",
+    "her",
+    "his",
+    "their",
+    "your",
+    "our",
+    "same",
+    "weak",
+    "strong",
+    "wrong",
+    "incorrect",
+    "correct",
+    "expired",
+    "changed",
+    "reset",
+    "too",
+    "not",
+    "still",
+    "saved",
+    "required",
+    "needed",
+    "long",
+    "short",
+    "easy",
+    "hard",
+    "simple",
+    "secure",
+    "forgotten",
+    "lost",
+    "set",
+    "shared",
+    "written",
+    "stored",
+    "unknown",
+    "private",
+    "secret",
+)
+# A value that names a diagnosis or a medicine is about health (contract §23): the
+# phrases and drug names, matched as whole words (English) or as written (Chinese).
+MEDICAL_PHRASES_EN: tuple[str, ...] = (
+    "diagnosed with",
+    "diagnosed as",
+    "diagnosis of",
+    "anxiety disorder",
+    "panic disorder",
+    "bipolar disorder",
+    "depressive disorder",
+    "eating disorder",
+    "personality disorder",
+    "obsessive-compulsive disorder",
+    "obsessive compulsive disorder",
+    "stress disorder",
+    "mood disorder",
+    "attention deficit",
+    "schizophrenia",
+    "antidepressant",
+    "antidepressants",
+    "antipsychotic",
+    "antipsychotics",
+    "ssri",
+    "ssris",
+    "chemotherapy",
+)
+MEDICINES: tuple[str, ...] = (
+    "sertraline",
+    "zoloft",
+    "fluoxetine",
+    "prozac",
+    "escitalopram",
+    "lexapro",
+    "citalopram",
+    "paroxetine",
+    "paxil",
+    "venlafaxine",
+    "effexor",
+    "duloxetine",
+    "cymbalta",
+    "bupropion",
+    "wellbutrin",
+    "mirtazapine",
+    "quetiapine",
+    "seroquel",
+    "aripiprazole",
+    "abilify",
+    "olanzapine",
+    "risperidone",
+    "lamotrigine",
+    "alprazolam",
+    "xanax",
+    "lorazepam",
+    "ativan",
+    "clonazepam",
+    "klonopin",
+    "diazepam",
+    "valium",
+    "adderall",
+    "ritalin",
+    "methylphenidate",
+    "metformin",
+    "prednisone",
+)
+MEDICAL_PHRASES_ZH: tuple[str, ...] = (
+    "确诊",
+    "诊断为",
+    "诊断出",
+    "抑郁症",
+    "焦虑症",
+    "双相情感",
+    "强迫症",
+    "精神分裂",
+    "抗抑郁药",
+    "抗焦虑药",
+    "舍曲林",
+    "氟西汀",
+    "帕罗西汀",
+    "艾司西酞普兰",
+    "文拉法辛",
+    "化疗",
 )

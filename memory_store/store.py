@@ -123,11 +123,19 @@ class MemoryStore:
     ) -> dict[str, Any]:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
-        consent the input is never read. Rows come back compact, whole with ``verbose``."""
+        consent the input is never read. Rows come back compact, whole with ``verbose``.
+
+        A delta with ``past_id`` names one past value (contract §23):
+        ``{"action": "delete", "past_id": …}`` removes it, ``{"past_id": …, "value": …,
+        "correction": True}`` corrects it, both undoable. A ``subject_id`` that is no
+        known code but loosely a known ``display_label`` ("Dana" for "Dana (my
+        manager)") is refused with ``SUBJECT_NOT_FOUND`` and ``details.did_you_mean``;
+        a new subject without a ``display_label`` in the batch gets an
+        ``unlabelled_subject`` warning in its result."""
         from .writes.apply import apply
 
         with self._open() as session:
-            return apply(session, payload, dry_run, verbose)
+            return apply(session, payload, dry_run, verbose, _new_subjects)
 
     def delete_past(self, memory_id: str, index: int) -> dict[str, Any]:
         """Remove one past value (``show``'s ``past[index]``) of a row, undoably."""
@@ -212,8 +220,10 @@ class MemoryStore:
             return {"query": found.pop("query"), "subject_id": subject_id, **found}
 
     def tidy(self, subject_id: str | None = None) -> dict[str, Any]:
-        """What has doubled, gone stale or ended, and an ``apply`` body that fixes what can be
-        fixed mechanically; needs consent, never writes (contract §20)."""
+        """What has doubled (by the head word of the field names), gone stale or ended, plans
+        whose day has passed and subjects with no label, and an ``apply`` body that fixes what
+        can be fixed mechanically, with each step in words (``steps``); needs consent, never
+        writes (contract §20, §23)."""
         check_text(subject_id, "subject_id")
         from .writes import tidy
 
@@ -274,7 +284,9 @@ class MemoryStore:
             return erasure.clear(session)
 
     def revoke(self, confirm: bool = False, delete: bool = False) -> dict[str, Any]:
-        """Withdraw consent (data kept, paused); with ``delete``, erase the store and its files."""
+        """Withdraw consent (data kept, paused); with ``delete``, erase the store and its files,
+        leaving only a tombstone (``consent_state: revoked``, ``revoked_at``) so that
+        ``status`` answers ``revoked``; ``enable(confirm=True)`` removes it (contract §23)."""
         require_confirm(confirm, "revoke --delete" if delete else "revoke")
         from . import erasure
 
@@ -351,6 +363,17 @@ def _label(session: Session, given: str) -> str:
     from .subjects import resolve
 
     return resolve(session, given) or given
+
+
+def _new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:
+    """``subjects.check_new_subjects``, imported only for a batch that names a subject the
+    store does not hold (most writes are about someone known: they pay for no module)."""
+    codes = {d.get("subject_id") for d in deltas} - {None, policy.USER_SUBJECT}
+    if all(session.holds_subject(c) for c in codes if c is not None):
+        return {}
+    from .subjects import check_new_subjects
+
+    return check_new_subjects(session, deltas)
 
 
 def limits() -> dict[str, Any]:

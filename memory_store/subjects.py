@@ -5,10 +5,17 @@ Wherever a command takes a subject (``context``, ``search``, ``show``,
 subject it means: a known code stays as it is; otherwise a value that is
 exactly one subject's ``display_label`` (the ``object`` row of that field)
 becomes that subject's code; two subjects with that label are ambiguous
-(``INVALID_ARGUMENTS`` listing both). Anything else is passed on unchanged,
-so each command answers an unknown subject as it always has (``context``:
-``subject_known`` false; ``forget-object``: ``SUBJECT_NOT_FOUND``, which lists
-the known subjects with their labels, :func:`not_found`).
+(``INVALID_ARGUMENTS`` listing both). A value that matches a label only
+loosely (contract §23: ignoring case, full/half width and spaces, or a label's
+leading name before a bracket or comma — "Dana" for "Dana (my manager)",
+"小林" for "小林（读书会认识的设计师）") is answered with ``SUBJECT_NOT_FOUND``
+and ``details.did_you_mean``: a plain name must not quietly become a second
+person, nor be taken for one the person may not mean. Anything else is passed
+on unchanged, so each command answers an unknown subject as it always has
+(``context``: ``subject_known`` false; ``forget-object``: ``SUBJECT_NOT_FOUND``,
+which lists the known subjects with their labels, :func:`not_found`).
+:func:`check_new_subjects` does the same for the subjects an ``apply`` would
+create, and names the ones it creates without a ``display_label``.
 
 The store holds at most a few hundred rows, so one query without an index on
 the value costs microseconds; it runs only when a subject is given.
@@ -60,6 +67,10 @@ def _lookup(session: Session, given: str) -> tuple[str, bool]:
     if given == policy.USER_SUBJECT:
         return given, False  # the user's profile is never found by a label
     found = [r[0] for r in conn.execute(_BY_LABEL, (given.strip(),))]
+    if not found:
+        near = loose_matches(conn, given)
+        if near:
+            raise not_found(session, given, near)
     if len(found) == 1:
         return found[0], True
     if len(found) > 1:
@@ -105,14 +116,19 @@ def _names(listed: list[dict[str, Any]]) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
-def not_found(session: Session, given: str) -> MemoryStoreError:
+def not_found(
+    session: Session, given: str, near: list[dict[str, Any]] | None = None
+) -> MemoryStoreError:
     """SUBJECT_NOT_FOUND naming the known subjects by code and label.
 
     ``details.known_subjects`` stays the list of codes release 1 gave;
-    ``details.subjects`` adds each one's ``display_label``.
+    ``details.subjects`` adds each one's ``display_label``; ``near`` (the loose
+    matches) becomes ``details.did_you_mean``.
     """
     codes = [] if session.blank else known(session.conn)
     listed = [] if session.blank else labelled(session.conn, codes)
+    if near:
+        return _did_you_mean(given, near, subjects=listed, known_subjects=codes)
     hint = f"known subjects: {_names(listed)}" if listed else "no subject is stored yet"
     return error(
         "SUBJECT_NOT_FOUND",
@@ -122,3 +138,85 @@ def not_found(session: Session, given: str) -> MemoryStoreError:
         known_subjects=codes,
         subjects=listed,
     )
+
+
+def _did_you_mean(given: str, near: list[dict[str, Any]], **details: Any) -> MemoryStoreError:
+    return error(
+        "SUBJECT_NOT_FOUND",
+        f"no subject has the code {given!r}; did you mean {_names(near)}? "
+        "Pass that code as subject_id (a code never holds a name); nothing was changed",
+        subject_id=given,
+        did_you_mean=near,
+        **details,
+    )
+
+
+# ---------------------------------------------------------------- loose matches (§23)
+
+# A label's leading name ends at the first bracket or comma: "Dana (my manager)",
+# "小林（读书会认识的设计师）", "Sam, from the climbing gym".
+_NAME_ENDS = "([{<（【［《〈,，、;；"
+
+
+def fold(text: str) -> str:
+    """``text`` with case, full/half width and spaces ignored (NFKC, casefold, no spaces)."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def leading_name(label: str) -> str:
+    """The part of a label before its first bracket or comma ("Dana (my manager)" → "Dana")."""
+    cut = min((i for i in (label.find(c) for c in _NAME_ENDS) if i >= 0), default=len(label))
+    return label[:cut]
+
+
+def loose_matches(conn: sqlite3.Connection, given: str) -> list[dict[str, Any]]:
+    """``[{subject_id, display_label}]`` of the subjects ``given`` names loosely: a label
+    (or its leading name) or a code, with case, width and spaces ignored. A value that is
+    exactly a label is not loose (:func:`resolve` resolves it), but it is listed too."""
+    want = fold(given)
+    if not want:
+        return []
+    labels = conn.execute(
+        "SELECT subject_id, value FROM memories "
+        "WHERE scope = 'object' AND field = 'display_label' AND value != '' ORDER BY subject_id"
+    ).fetchall()
+    near = {
+        code: label
+        for code, label in labels
+        if want in (fold(label), fold(leading_name(label))) and code != given
+    }
+    for code in known(conn):
+        if code != given and fold(code) == want and code != policy.USER_SUBJECT:
+            near.setdefault(code, dict(labels).get(code))
+    return [{"subject_id": c, "display_label": near[c]} for c in sorted(near)]
+
+
+def check_new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:
+    """The subjects an ``apply`` batch would create, checked inside its transaction
+    (contract §23): one whose code matches a known subject's label or code loosely
+    ("Dana" for "Dana (my manager)") is refused with ``SUBJECT_NOT_FOUND`` and
+    ``did_you_mean`` unless the batch gives it a ``display_label`` of its own (a
+    second person of that name, on purpose). Returns the new subjects without a
+    ``display_label`` in the batch, each with the index of its first delta."""
+    labelled_here = {
+        d["subject_id"]
+        for d in deltas
+        if d["action"] == "upsert" and d["scope"] == "object" and d["field"] == "display_label"
+    }
+    new: dict[str, int | None] = {}
+    for i, d in enumerate(deltas):
+        code = d.get("subject_id")
+        if d["action"] != "upsert" or code in (None, policy.USER_SUBJECT) or code in new:
+            continue
+        if session.holds_subject(code) or code in labelled_here:
+            new[code] = None
+            continue
+        near = loose_matches(session.conn, code)
+        if near:
+            err = _did_you_mean(code, near)
+            err.details["index"] = i
+            raise err
+        new[code] = i
+    return {code: i for code, i in new.items() if i is not None}

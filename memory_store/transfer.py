@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
     from .storage import Session
 
-# v2: each row's time (contract §20); v3: the offset each event time was written in (§27)
+# v2: each row's time (contract §20); v3: each past value's handle, past_id (§23) — a
+# past value's since may be null (it began on or after the change that ended it) — and
+# the offset each event time was written in, occurred_offset (§27).
 EXPORT_FORMAT = "memory-store-export/v3"
 READ_FORMATS = ("memory-store-export/v1", "memory-store-export/v2", EXPORT_FORMAT)
 _OFFSET_RE = re.compile(r"Z|[+-](0[0-9]|1[0-4]):[0-5][0-9]")
@@ -215,7 +217,7 @@ def _delta_of(row: Any, index: int, version: int, moment: str) -> dict[str, Any]
                 index,
             )
     delta = {k: row[k] for k in _DELTA_KEYS if row[k] is not None}
-    history = _history(row, index, path) if version >= 2 else None
+    history = _history(row, index, path, version) if version >= 2 else None
     if history and history["ended"]:
         delta["value"] = history["past"][-1]["value"]  # checked as the value it was
     d = validation.normalize_delta(delta, index, path)
@@ -253,8 +255,10 @@ def _offset(row: dict[str, Any], index: int, path: str) -> str | None:
     return offset
 
 
-def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
-    """A version-2 row's time, in the shape ``show`` gives it (contract §20)."""
+def _history(row: dict[str, Any], index: int, path: str, version: int) -> dict[str, Any]:
+    """A version-2 or -3 row's time, in the shape ``show`` gives it (contract §20). A
+    version-2 past value gets its handle (§23) as migration 4 gives one: from the row's id
+    and its content, so importing the same document twice changes nothing."""
     if not _is_stamp(row["since"], *_DATE):
         raise _bad("since must be a date YYYY-MM-DD", f"{path}.since", index)
     past = row["past"]
@@ -264,21 +268,38 @@ def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
             f"{path}.past",
             index,
         )
+    keys = policy.PAST_KEYS if version >= 3 else policy.PAST_KEYS_V2
     for i, p in enumerate(past):
-        ok = isinstance(p, dict) and set(p) == set(policy.PAST_KEYS)
+        ok = isinstance(p, dict) and set(p) == set(keys)
         ok = (
             ok
-            and _is_stamp(p["since"], *_DATE)
             and _is_stamp(p["until"], *_DATE)
-            and p["since"] <= p["until"]
+            and (
+                (p["since"] is None and version >= 3)
+                or (_is_stamp(p["since"], *_DATE) and p["since"] <= p["until"])
+            )
         )
         ok = ok and isinstance(p["value"], str) and isinstance(p["source_type"], str)
+        ok = ok and (
+            version < 3 or (isinstance(p["past_id"], str) and rows.is_past_id(p["past_id"]))
+        )
         if not ok:
+            shape = ", ".join(keys)
             raise _bad(
-                "a past value is {value, since, until, source_type}, since <= until",
+                f"a past value is {{{shape}}}, since <= until"
+                + (" (since may be null; past_id like p-0123456789abcdef)" if version >= 3 else ""),
                 f"{path}.past[{i}]",
                 index,
             )
+    if version < 3 and past:
+        from .storage.migrations import past_id_for
+
+        seen: dict[str, int] = {}
+        past = [dict(p) for p in past]
+        for p in past:
+            content = json.dumps([p["value"], p["since"], p["until"]], ensure_ascii=False)
+            seen[content] = seen.get(content, -1) + 1
+            p["past_id"] = past_id_for(str(row["id"]), p, seen[content])
     if past and row["scope"] not in policy.HISTORY_SCOPES:
         raise _bad(f"a {row['scope']} row keeps no past values", f"{path}.past", index)
     ended, pinned = row["ended"], row["pinned"]
@@ -291,6 +312,20 @@ def _history(row: dict[str, Any], index: int, path: str) -> dict[str, Any]:
     if not isinstance(pinned, bool) or (pinned and row["scope"] != "event"):
         raise _bad("pinned is a boolean, true only on an event", f"{path}.pinned", index)
     return {"since": row["since"], "past": past, "ended": ended, "pinned": pinned}
+
+
+def _no_repeated_past_ids(deltas: list[dict[str, Any]]) -> None:
+    """A handle names one past value (contract §23): a document that repeats one is refused."""
+    where: dict[str, int] = {}
+    for i, d in enumerate(deltas):
+        for p in json.loads(d.get("past") or "[]"):
+            if p["past_id"] in where:
+                raise _bad(
+                    f"memories {where[p['past_id']]} and {i} hold past values with one past_id",
+                    f"$.memories[{i}].past",
+                    i,
+                )
+            where[p["past_id"]] = i
 
 
 def _summary(total: int, counts: dict[str, int], dry_run: bool) -> str:
@@ -323,6 +358,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
     version = READ_FORMATS.index(body["format"]) + 1
     moment = rows.now()
     deltas = [_delta_of(row, i, version, moment) for i, row in enumerate(memories)]
+    _no_repeated_past_ids(deltas)
     seen: dict[tuple[str, ...], int] = {}
     for i, d in enumerate(deltas):
         key = validation.row_key(d)

@@ -18,6 +18,7 @@ from support import (
     db_connect,
     delta,
     fails,
+    left_after_revoke_delete,
     ok,
     store_files,
     values_of,
@@ -557,13 +558,13 @@ def test_revoke_delete_removes_files_keeps_empty_dir(enabled: Path) -> None:
     data = ok("revoke", "--delete", "--confirm")
     assert data["consent_enabled"] is False and data["deleted"] is True
     assert enabled.is_dir()
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
     status = ok("status")
     assert status["exists"] is False and status["consent_enabled"] is False
     fails("NOT_INITIALIZED", "show")
     # and it can be repeated
     ok("revoke", "--delete", "--confirm")
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
 
 
 def test_revoke_delete_while_paused_and_revoked(enabled: Path) -> None:
@@ -571,7 +572,7 @@ def test_revoke_delete_while_paused_and_revoked(enabled: Path) -> None:
     ok("pause")
     ok("revoke", "--confirm")
     ok("revoke", "--delete", "--confirm")
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
 
 
 @pytest.mark.parametrize(
@@ -585,7 +586,7 @@ def test_revoke_delete_works_on_a_corrupt_file(private_store: Path, content: byt
     (private_store / (DB_NAME + "-wal")).write_bytes(b"junk wal")
     ok("revoke", "--delete", "--confirm")
     assert private_store.is_dir()
-    assert list(private_store.iterdir()) == []
+    assert left_after_revoke_delete(private_store) == []
     assert ok("status")["exists"] is False
 
 

@@ -15,7 +15,18 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from support import DB_NAME, as_shown, call, data_of, delta, fails, ok, run_cli, values_of
+from support import (
+    DB_NAME,
+    as_shown,
+    call,
+    data_of,
+    delta,
+    fails,
+    left_after_revoke_delete,
+    ok,
+    run_cli,
+    values_of,
+)
 
 from memory_store.mcp import build_server
 
@@ -154,7 +165,7 @@ def test_absent_revoke_delete_removes_stray_side_files(private_store: Path) -> N
     data = ok("revoke", "--delete", "--confirm")
     assert data["deleted"] is True
     assert private_store.is_dir()
-    assert sorted(p.name for p in private_store.iterdir()) == ["notes.txt"]
+    assert left_after_revoke_delete(private_store) == ["notes.txt"]
     assert ok("status")["exists"] is False
 
 
@@ -362,7 +373,9 @@ def test_consent_state_walks_every_state(private_store: Path) -> None:
     ok("enable", "--confirm")  # consent restored: the revoke is no longer the answer
     assert _consent() == ("enabled", None)
     ok("revoke", "--delete", "--confirm")
-    assert _consent() == ("absent", None)
+    state, revoked_at = _consent()  # contract §23: revoked stays revoked
+    assert state == "revoked" and revoked_at is not None
+    assert ok("status")["exists"] is False
 
 
 @pytest.mark.anyio
@@ -469,7 +482,7 @@ def test_enable_completes_a_zero_length_database(private_store: Path) -> None:
 def test_revoke_delete_on_zero_length_database(private_store: Path) -> None:
     _blank(private_store)
     ok("revoke", "--delete", "--confirm")
-    assert list(private_store.iterdir()) == []
+    assert left_after_revoke_delete(private_store) == []
     assert ok("status")["exists"] is False
 
 
@@ -559,3 +572,58 @@ def test_existing_directory_is_never_chmodded(private_store: Path) -> None:
     assert any(f["severity"] == "warning" for f in findings), findings
     ok("doctor", "--fix")
     assert _mode(private_store) == 0o755
+
+
+# --- contract §23: revoked stays revoked ------------------------------------------
+
+
+def test_revoke_delete_leaves_only_a_tombstone_that_says_revoked(private_store: Path) -> None:
+    ok("enable", "--confirm", spawn=True)
+    made = ok(
+        "apply",
+        "--json",
+        json.dumps(
+            {
+                "deltas": [
+                    delta(value="小林（读书会认识的）"),
+                    delta(field="job", value="产品经理在上海"),
+                ]
+            }
+        ),
+        spawn=True,
+    )
+    ids = [r["memory"]["id"] for r in made["results"]]
+    gone = ok("revoke", "--delete", "--confirm", spawn=True)
+    assert gone["deleted"] is True and gone["tombstone"] is True
+    assert left_after_revoke_delete(private_store) == []  # the database and its side files
+    # Every byte left in the directory: no memory, no label, no id, no subject code.
+    left = b"".join(p.read_bytes() for p in private_store.iterdir())
+    for needle in ("小林", "读书会", "产品经理", "obj-a", *ids, "display_label"):
+        assert needle.encode() not in left
+    status = ok("status", spawn=True)
+    assert status["exists"] is False and status["consent_state"] == "revoked"
+    assert status["revoked_at"] and status["counts"]["total"] == 0
+    # The assistant that tries anyway is told not to ask again.
+    refused = fails("NOT_INITIALIZED", "context", spawn=True).error
+    assert refused["details"]["consent_state"] == "revoked"
+    assert "do not ask again" in refused["message"]
+
+
+def test_enable_after_a_tombstone_starts_fresh_and_removes_it(private_store: Path) -> None:
+    ok("enable", "--confirm")
+    ok("apply", "--json", json.dumps(delta(value="小林")))
+    ok("revoke", "--delete", "--confirm")
+    ok("enable", "--confirm", spawn=True)
+    status = ok("status")
+    assert status["consent_state"] == "enabled" and status["revoked_at"] is None
+    assert ok("show")["count"] == 0 and ok("log")["operations"] == []
+    assert sorted(p.name for p in private_store.iterdir() if not p.name.startswith(DB_NAME)) == []
+
+
+def test_a_removed_tombstone_leaves_a_store_never_asked(private_store: Path) -> None:
+    # documentation/privacy.md: deleting the file removes even the tombstone.
+    ok("enable", "--confirm")
+    ok("revoke", "--delete", "--confirm")
+    (private_store / "revoked.json").unlink()
+    assert ok("status")["consent_state"] == "absent"
+    fails("NOT_INITIALIZED", "context")

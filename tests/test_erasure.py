@@ -17,7 +17,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from support import DB_NAME, db_connect, delta, find_leaks, held_open, in_tiny_disk, ok, raw_files
+from support import (
+    DB_NAME,
+    TOMBSTONE,
+    db_connect,
+    delta,
+    find_leaks,
+    held_open,
+    in_tiny_disk,
+    left_after_revoke_delete,
+    ok,
+    raw_files,
+)
 from support import apply as _apply
 
 from memory_store import MemoryStore, MemoryStoreError
@@ -116,7 +127,7 @@ def test_revoke_delete_removes_files(watched: Path) -> None:
     apply(delta(value="revoke-delete-value"))
     ok("revoke", "--delete", "--confirm")
     assert raw_files(watched) == {}
-    assert list(watched.iterdir()) == []
+    assert left_after_revoke_delete(watched) == []
 
 
 def test_undo_erases_the_written_value(watched: Path) -> None:
@@ -255,7 +266,7 @@ def test_revoke_delete_unlinks_every_file_on_a_disk_with_no_free_byte(
     envelope = json.loads(proc.stdout)
     assert report["before"] == LEFT_BEHIND[left_behind]
     assert report["free"] == 0, report  # not one byte left
-    assert report["code"] == 0 and report["left"] == [], (report, envelope)
+    assert report["code"] == 0 and report["left"] == [TOMBSTONE], (report, envelope)
     data = envelope["data"]
     assert data["deleted"] is True and data["consent_enabled"] is False, envelope
     assert data["rows_deleted"] == 12  # counted even where SQLite could not open a -shm

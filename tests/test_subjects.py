@@ -8,13 +8,14 @@ read; the MCP tools take names too.
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from support import call, data_of, delta, fails, ok, put
+from support import call, data_of, delta, fails, ok, put, refused
 
 from memory_store.mcp import build_server
 
@@ -84,3 +85,105 @@ async def test_mcp_tools_take_names(people: Path, store: Any) -> None:
     assert context["subject_id"] == "obj-a" and context["subject_known"] is True
     assert ask["reason"] == "cannot_ask"
     assert shlex.split(ask["command"])[-3:] == ["forget-object", "老王", "--confirm"]
+
+
+# --- contract §23: a plain name does not make a second person ---------------------
+
+
+@pytest.fixture
+def labelled(people: Path) -> Path:
+    """people, plus Dana (my manager) as obj-d and 小林 renamed with a note in brackets."""
+    put(
+        delta(subject="obj-d", value="Dana (my manager)"),
+        delta(subject="obj-d", field="job", value="engineering manager"),
+        delta(subject="obj-a", value="小林（读书会认识的设计师）"),
+    )
+    return people
+
+
+DANA = [{"subject_id": "obj-d", "display_label": "Dana (my manager)"}]
+XIAOLIN = [{"subject_id": "obj-a", "display_label": "小林（读书会认识的设计师）"}]
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("Dana", DANA),
+        ("dana", DANA),
+        ("ＤＡＮＡ", DANA),
+        ("dana(my manager)", DANA),
+        ("DANA (MY MANAGER)", DANA),
+        ("小林", XIAOLIN),
+        ("小 林", XIAOLIN),
+        ("OBJ-D", DANA),
+    ],
+)
+def test_a_loose_name_is_not_found_with_did_you_mean_everywhere(
+    labelled: Path, given: str, meant: list[dict[str, Any]]
+) -> None:
+    before = ok("show")
+    for args in (
+        ["context", "--subject-id", given],
+        ["context", "--subject-id", given, "--query", "她做什么工作"],
+        ["show", "--subject-id", given],
+        ["search", "--query", "manager", "--subject-id", given],
+        ["tidy", "--subject-id", given],
+        ["forget-object", given, "--confirm"],
+    ):
+        error = fails("SUBJECT_NOT_FOUND", *args).error
+        assert error["details"]["did_you_mean"] == meant, args
+        assert meant[0]["subject_id"] in error["message"]
+    assert ok("show") == before
+
+
+def test_exact_labels_and_codes_keep_resolving(labelled: Path) -> None:
+    assert ok("context", "--subject-id", "Dana (my manager)")["subject_id"] == "obj-d"
+    assert ok("show", "--subject-id", "小林（读书会认识的设计师）")["subject_id"] == "obj-a"
+    assert ok("context", "--subject-id", "obj-d")["subject_known"] is True
+    unknown = ok("context", "--subject-id", "Zed")  # no label is near: unknown, as before
+    assert unknown["subject_known"] is False
+
+
+def test_apply_refuses_a_name_taken_for_a_code(labelled: Path) -> None:
+    before = ok("show")
+    body = delta(subject="Dana", field="job", value="director")
+    error = fails("SUBJECT_NOT_FOUND", "apply", "--json", json.dumps(body)).error
+    assert error["details"]["did_you_mean"] == DANA and error["details"]["index"] == 0
+    error = fails("SUBJECT_NOT_FOUND", "apply", "--dry-run", "--json", json.dumps(body)).error
+    assert error["details"]["did_you_mean"] == DANA
+    assert ok("show") == before
+    # A second Dana on purpose: the batch names her, so she is a new person.
+    made = put(delta(subject="dana", value="Dana (from climbing)"), body | {"subject_id": "dana"})
+    assert all("warnings" not in r for r in made["results"])
+
+
+def test_a_new_subject_without_a_label_is_applied_with_a_warning(labelled: Path) -> None:
+    made = put(
+        delta(subject="obj-x", field="job", value="teacher"),
+        delta(subject="obj-x", field="city", value="Hangzhou"),
+    )
+    first, second = made["results"]
+    assert [w["code"] for w in first["warnings"]] == ["unlabelled_subject"]
+    assert "display_label" in first["warnings"][0]["message"] and "warnings" not in second
+    again = put(delta(subject="obj-x", field="hobby", value="climbing"))  # no longer new
+    assert "warnings" not in again["results"][0]
+    assert [
+        f["subject_id"] for f in ok("tidy")["findings"] if f["kind"] == "unlabelled_subject"
+    ] == ["obj-x"]
+
+
+@pytest.mark.anyio
+async def test_mcp_tools_answer_a_loose_name_with_did_you_mean(labelled: Path, store: Any) -> None:
+    body = delta(subject="Dana", field="job", value="director")
+    async with Client(build_server(store)) as client:
+        context = refused(
+            await call(client, "memory_context", subject_id="Dana"), "SUBJECT_NOT_FOUND"
+        )
+        applied = refused(await call(client, "memory_apply", delta=body), "SUBJECT_NOT_FOUND")
+        shown = refused(await call(client, "memory_show", subject_id="小林"), "SUBJECT_NOT_FOUND")
+        forget = refused(
+            await call(client, "memory_forget_object", subject_id="dana"), "SUBJECT_NOT_FOUND"
+        )
+        assert forget["details"]["did_you_mean"] == DANA
+    assert context["details"]["did_you_mean"] == applied["details"]["did_you_mean"] == DANA
+    assert shown["details"]["did_you_mean"] == XIAOLIN

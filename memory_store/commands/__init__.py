@@ -117,8 +117,9 @@ class Option:
     sources), a ``tool_only`` one only in the MCP server (``apply``'s delta as
     JSON data). Options sharing a ``group`` exclude each other; ``schema`` holds
     the rule as JSON Schema keywords, for the server's input schemas, and
-    ``tool_help`` the words a tool's input schema gives (``help`` when empty): fewer,
-    since the schema states the bounds and a host pays for every character.
+    ``tool_help`` the words a tool's input schema gives (``help`` when empty, none
+    when None): fewer, since the schema states the bounds and a host pays for every
+    character.
     """
 
     __slots__ = (
@@ -154,7 +155,7 @@ class Option:
         schema: dict[str, Any] | None = None,
         tool_only: bool = False,
         choices: tuple[str, ...] = (),
-        tool_help: str = "",
+        tool_help: str | None = "",
     ):
         self.name = name
         self.kind = kind
@@ -295,6 +296,7 @@ AS_OF = Option(
     "as_of",
     "text",
     "a day (YYYY-MM-DD): the values true that day first, past or current",
+    tool_help="YYYY-MM-DD: what was true that day first",
     metavar="DATE",
     check=check_date,
     schema={"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},

@@ -108,30 +108,29 @@ TOOLS: dict[str, Tool] = {
         "memory_context",
         "回忆相关记忆 · Recall memories",
         "The user profile and one subject's rows, those matching query first; without "
-        "subject_id, a roster of people. A row with until is past; a hypothesis is a guess.",
+        "subject_id, a roster. A row with until is past; a hypothesis is a guess.",
         read_only=True,
         idempotent=True,
     ),
     "search": Tool(
         "memory_search",
         "搜索记忆 · Search memories",
-        "Rows matching query across people, best first: whom the user means, or who had a trait.",
+        "Rows matching query across people: whom the user means, or who had a trait.",
         read_only=True,
         idempotent=True,
     ),
     "tidy": Tool(
         "memory_tidy",
         "整理记忆 · Tidy memory",
-        "Doubles, stale guesses, relative dates, kinds near a cap, and a proposal for "
-        "memory_apply: apply it only on the person's yes.",
+        "Doubles, stale guesses, relative dates, near-full kinds; memory_apply its proposal "
+        "only on the person's yes.",
         read_only=True,
         idempotent=True,
     ),
     "show": Tool(
         "memory_show",
         "查看记忆 · Show memories",
-        "Every row in full (of one subject or scope), in any consent state: for the person "
-        "asking what is remembered.",
+        "Every row in full, in any consent state: for the person asking what is remembered.",
         read_only=True,
         idempotent=True,
     ),
@@ -145,11 +144,11 @@ TOOLS: dict[str, Tool] = {
     "apply": Tool(
         "memory_apply",
         "写入记忆 · Save to memory",
-        "Save one delta, or deltas as one undoable operation. source_type: user_explicit "
-        "(the user about themselves; the only one for scope user), user_report (about others), "
-        "chatlab or tool (events), assistant_inference (hypotheses only, with confidence and "
-        "source_ref). A delete or end names its row by id, or by scope, subject_id, field "
-        "(occurred_at for an event), and nothing else.",
+        "One delta, or deltas as one undo step. source_type: user_explicit "
+        "(the user on themselves; only one for scope user), user_report (on others), "
+        "chatlab/tool (events), assistant_inference (hypotheses only, with confidence and "
+        "source_ref). delete/end: the row's id, or scope, subject_id, field (+ occurred_at for "
+        "an event), nothing else.",
     ),
     "undo": Tool(
         "memory_undo",
@@ -159,7 +158,7 @@ TOOLS: dict[str, Tool] = {
     "pause": Tool(
         "memory_pause",
         "暂停记忆 · Pause memory",
-        "On the person's request: stop recall and writes until memory_resume; nothing is deleted.",
+        "On the person's request: no recall or writes until memory_resume; nothing deleted.",
         idempotent=True,
     ),
     "resume": Tool(
@@ -193,8 +192,7 @@ TOOLS: dict[str, Tool] = {
     "forget-object": Tool(
         "memory_forget_object",
         "忘掉一个人 · Forget a person",
-        "Erase every row about one subject (user: the user's profile) and the undo steps that "
-        "mention it.",
+        "Erase every row about one subject (user: the profile) and the undo steps naming it.",
         destructive=True,
         idempotent=True,
         confirm=True,

@@ -30,9 +30,9 @@ FAMILY = (
                 "consent_state",
                 "string / null",
                 "`absent` (no file), `never_enabled` (a file but consent never given: a first `enable` "
-                "that did not finish), `enabled`, `paused`, `revoked` (consent withdrawn, data kept: "
-                "never ask again unless the person raises it); null when the store could not be read "
-                "(newer release, unsafe)",
+                "that did not finish), `enabled`, `paused`, `revoked` (consent withdrawn, data kept or "
+                "deleted with `revoke --delete`: never ask again unless the person raises it); null "
+                "when the store could not be read (newer release, unsafe)",
             ),
             (
                 "consent_enabled",
@@ -43,8 +43,9 @@ FAMILY = (
             (
                 "revoked_at",
                 "time / null",
-                "when consent was last withdrawn (`revoke --confirm`); null if never, and again "
-                "once `enable --confirm` restores it",
+                "when consent was last withdrawn (`revoke --confirm`, or `revoke --delete`, whose "
+                "tombstone keeps only this date); null if never, and again once `enable --confirm` "
+                "restores it",
             ),
             ("paused", "bool / null", "memory is paused"),
             ("policy_version", "int / null", "policy the consent was given under"),
@@ -195,11 +196,19 @@ FAMILY = (
                 "bool",
                 "with `--delete` only: false when not even zeros could be written (a full disk); the files were removed anyway",
             ),
+            (
+                "tombstone",
+                "bool",
+                "with `--delete` only: the tombstone (only `revoked_at`) was left, so `status` "
+                "answers `revoked`",
+            ),
         ),
         f"`revoke --confirm` keeps the data and pauses; {_GATED} then answer "
         "`CONSENT_REQUIRED` until `enable --confirm`. `revoke --delete --confirm` is "
         "irreversible, works on a missing, damaged, newer-release or unsafe store, beside "
-        "planted side files and on a full disk, and leaves the directory empty.",
+        "planted side files and on a full disk, and leaves in the directory only a tombstone "
+        "holding `consent_state: revoked` and `revoked_at` (no memory, label or id): `status` "
+        "then answers `revoked`; `enable --confirm` removes it and starts fresh.",
     ),
     Command(
         "clear",

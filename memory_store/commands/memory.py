@@ -34,7 +34,7 @@ FAMILY = (
             Option(
                 "deltas",
                 "objects",
-                "several changes, each like delta, as one undoable operation",
+                "several changes like delta, one undo step",
                 tool_only=True,
             ),
             Option(
@@ -58,9 +58,11 @@ FAMILY = (
                 "results",
                 "list",
                 "per delta: `index`, `action` (`created`, `updated`, `unchanged`, `deleted`, "
-                "`ended`), `memory` (the compact row; whole with `--verbose`); `related` "
-                "(current rows of the same concept, `id`, `field`, `value`, `since`) when it "
-                "created a second one; `replaced` (the row a `replaces` ended)",
+                "`ended`, `past_deleted`, `past_corrected`), `memory` (the compact row; whole "
+                "with `--verbose`); `related` (current rows of the same concept, `id`, `field`, "
+                "`value`, `since`) when it created a second one; `replaced` (the row a "
+                "`replaces` ended); `past_id` (a delta that named a past value); `warnings` "
+                "(`unlabelled_subject`: a new subject with no `display_label` in the batch)",
             ),
             (
                 "pruned",
@@ -80,6 +82,9 @@ FAMILY = (
         'stopped) and keeps its value as past. `"correction": true` replaces a value without '
         'keeping it as past; `"replaces": "<id>"` ends a same-concept row in the same '
         'operation; `"pinned": true` keeps an event from pruning (documentation/time.md). '
+        '`{"action": "delete", "past_id": "p-…"}` removes one past value and `{"past_id": '
+        '"p-…", "value": …, "correction": true}` corrects it. A `subject_id` that is no known '
+        "code but loosely a known label is `SUBJECT_NOT_FOUND` with `details.did_you_mean`. "
         "Consent is checked before the body is read. The whole batch is one operation: all "
         "of it is written, or none.",
     ),
@@ -132,7 +137,8 @@ FAMILY = (
                 "findings",
                 "list",
                 "each `kind` (`same_concept`, `stale_hypothesis`, `relative_date`, `near_cap`, "
-                "`ended`), `subject_id`, `ids` (rows it is about), `message`",
+                "`ended`, `past_plan`, `unlabelled_subject`), `subject_id`, `ids` (rows it is "
+                "about), `message`",
             ),
             (
                 "proposal",
@@ -141,6 +147,7 @@ FAMILY = (
                 "mechanically: end the older of two same-concept rows, delete stale hypotheses; "
                 "null when there is nothing to apply",
             ),
+            ("steps", "list", "what each delta of `proposal` does, in words, in its order"),
         ),
         "Needs consent and no pause (it reads memory content, like `context`); never writes. "
         "Show the findings to the person and apply `proposal` only on their yes: it is then "

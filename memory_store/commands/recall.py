@@ -22,7 +22,13 @@ from . import (
 
 # show's and search's --scope
 ONLY_SCOPE = Option(
-    "scope", "scope", "only this scope", metavar="K", check=check_scope, schema=SCOPE_SCHEMA
+    "scope",
+    "scope",
+    "only this scope",
+    tool_help=None,  # a filter by its name and its enum
+    metavar="K",
+    check=check_scope,
+    schema=SCOPE_SCHEMA,
 )
 
 FAMILY = (
@@ -58,7 +64,7 @@ FAMILY = (
                 default=policy.CONTEXT_MAX_CHARS_DEFAULT,
                 check=check_max_chars,
                 schema=MAX_CHARS_SCHEMA,
-                tool_help="budget in characters",
+                tool_help=None,  # the name and the bounds say it,
             ),
             QUERY,
             AS_OF,
@@ -102,7 +108,7 @@ FAMILY = (
                 "as_of",
                 "object / null",
                 "with `--query` or `--as-of`: the time the values first in `memories` were "
-                "true at, `{date}` or `{from, until}`, with the `id` (and `past_index`) of the "
+                "true at, `{date}` or `{from, until}`, with the `id` (and `past_id`) of the "
                 "event or value that named it; null when the question names none",
             ),
             (
@@ -150,7 +156,7 @@ FAMILY = (
                 metavar="N",
                 default=policy.SEARCH_LIMIT_DEFAULT,
                 check=check_limit,
-                tool_help="at most this many rows",
+                tool_help="max rows",
                 schema={
                     "type": "integer",
                     "minimum": policy.SEARCH_LIMIT_MIN,
@@ -166,7 +172,7 @@ FAMILY = (
                 default=policy.SEARCH_MAX_CHARS_DEFAULT,
                 check=check_max_chars,
                 schema=MAX_CHARS_SCHEMA,
-                tool_help="budget in characters",
+                tool_help=None,  # the name and the bounds say it,
             ),
             AS_OF,
         ),

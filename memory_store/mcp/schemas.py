@@ -89,7 +89,7 @@ def _option_schema(option: Option) -> dict[str, Any]:
             schema.setdefault("type", _TYPE_OF_KIND.get(option.kind, "string"))
         if option.kind == "int" and option.default is not None:
             schema["default"] = option.default
-    words = option.tool_help or option.help
+    words = option.help if option.tool_help == "" else option.tool_help
     if words:
         schema = {"description": words, **schema}
     return schema

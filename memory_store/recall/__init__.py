@@ -259,6 +259,9 @@ def compact(
     if "until" in row:
         out["since"] = row["since"]
         out["until"] = row["until"]
+        # A past value has its own handle (contract §23): deleting or correcting it by the
+        # row's id would take the row's current value with it.
+        out["past_id"] = row["past_id"]
     elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
         out["since"] = row["since"]
     hypothesis = row["scope"] == "hypothesis"
@@ -331,6 +334,12 @@ def matches(
     a question about now is answered by what is current first (contract §20)."""
     hits = [r for _, r in scored(query, candidates, subject_id, drop_common, user_weight)]
     if about_time:
+        from .relevance import asks_about_an_end
+
+        if asks_about_an_end(query):  # "when did we end …": a row that ended says when
+            return [r for r in hits if r.get("last_of_ended")] + [
+                r for r in hits if not r.get("last_of_ended")
+            ]
         return hits
     return [r for r in hits if "until" not in r] + [r for r in hits if "until" in r]
 

@@ -230,12 +230,9 @@ def public(span: tuple[str, str], anchor: dict[str, Any] | None) -> dict[str, An
 
 
 def source(row: dict[str, Any]) -> dict[str, Any]:
-    """Which stored value an anchor is: the row's ``id``, and for a past value its place
-    in the row's ``past`` list as ``show`` gives it (oldest first)."""
+    """Which stored value an anchor is: the row's ``id``, and for a past value its own
+    handle, ``past_id`` (contract §23), as ``show`` gives it."""
     out: dict[str, Any] = {"id": row["id"]}
-    if "until" in row:
-        for i, p in enumerate(stored.past_of(row)):
-            if p["since"] == row["since"] and p["until"] == row["until"]:
-                out["past_index"] = i
-                break
+    if "until" in row and row.get("past_id"):
+        out["past_id"] = row["past_id"]
     return out

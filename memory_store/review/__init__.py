@@ -25,6 +25,7 @@ from .markup import (
     pair,
     say,
 )
+from .sections import PAST_DELETE as PAST_DELETE
 from .sections import findings as _findings
 from .sections import how_to_forget as _how_to_forget
 from .sections import operations as _operations
@@ -144,6 +145,8 @@ def _past(row: dict[str, Any], page: _Page) -> str:
         f'<li><span class="span">{e(p.get("since") or "…")} → {e(p.get("until") or "…")}:</span>'
         f' <span class="value">{e(p.get("value"))}</span>'
         f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span>'
+        # Its own handle (contract §23): removing or correcting it never takes the row.
+        f' <code class="id past-id">{e(p.get("past_id") or "")}</code>'
         f"{'' if controls is None else controls.past(row, i, p)}</li>"
         for i, p in enumerate(past)
         if isinstance(p, dict)

@@ -71,6 +71,8 @@ FINDINGS = {
     "relative_date": ("相对的日期", "A relative date"),
     "near_cap": ("快记满了", "Nearly full"),
     "ended": ("已结束", "Ended"),
+    "past_plan": ("计划的日子已过", "A plan whose day has passed"),
+    "unlabelled_subject": ("不知道是谁的记录", "Rows about someone unnamed"),
 }
 
 STYLE = """

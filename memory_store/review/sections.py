@@ -109,6 +109,10 @@ def operations(ops: list[dict[str, Any]], page: Any) -> str:
     return f'<table class="ops">{head}<tbody>{"".join(rows)}</tbody></table>'
 
 
+# One word (no spaces), so that the page's quoting keeps the JSON whole.
+PAST_DELETE = 'apply --json {"action":"delete","past_id":"PAST_ID"}'
+
+
 def how_to_forget(page: Any) -> str:
     """The static page's commands for forgetting; the served page has its buttons instead."""
     if page.controls is not None:
@@ -118,6 +122,8 @@ def how_to_forget(page: Any) -> str:
         f'<section class="card how"><h2>{bi("如何删除", "How to forget")}</h2>'
         f'<p class="note">{say("删除是永久的，不能撤销。", "Forgetting is permanent and cannot be undone.")}</p>'
         f"<ul>{items}</ul>"
+        f'<p class="forget">{bi("删除一条以前的值（它的 past_id 在“以前”下每一项旁；可撤销）", "Remove one earlier value (its past_id is beside it under Earlier; undoable)")}: '
+        f"{page.cmd(PAST_DELETE)}</p>"
         f'<p class="note copy">{say("本页是一份副本：删除存储里的内容不会删除这个文件，请自行删除。", "This page is a copy: forgetting in the store does not delete this file; delete it yourself.")}</p>'
         "</section>"
     )

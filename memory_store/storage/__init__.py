@@ -34,6 +34,18 @@ if TYPE_CHECKING:
 def not_initialized(location: Location | None = None) -> MemoryStoreError:
     """NOT_INITIALIZED; with the store's ``location``, the command names it (contract §22)."""
     command = location.command("enable", "--confirm") if location else "enable --confirm"
+    if location is not None:
+        from . import tombstone
+
+        left = tombstone.read(location.data_dir)
+        if left is not None:  # contract §23: revoked stays revoked
+            return error(
+                "NOT_INITIALIZED",
+                "the person turned memory off and had everything deleted; do not ask again "
+                f"unless they raise it (only they can turn it back on: `{command}`)",
+                consent_state="revoked",
+                revoked_at=left["revoked_at"],
+            )
     return error(
         "NOT_INITIALIZED",
         f"long-term memory is not enabled: ask the user, then run `{command}`",

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 # The schema this release writes: the number of migrations in migrations.py. Kept
 # here so that opening a current store never imports the migrations.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ENV_BUSY_TIMEOUT = "MEMORY_STORE_BUSY_TIMEOUT_MS"
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 # An everyday apply that pushes an operation out of the undo window waits only

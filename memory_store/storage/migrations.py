@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from .db import SCHEMA_VERSION, transaction, user_version
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
@@ -101,12 +103,72 @@ def m003_time(conn: sqlite3.Connection) -> None:
         )
 
 
+def past_id_for(memory_id: str, entry: dict[str, Any], occurrence: int) -> str:
+    """The handle m004 gives a past value stored before release 4: derived from its row's
+    id, its content and how many identical entries precede it in that row's past, so the
+    live row and every undo snapshot that holds the same value get the same handle (undo
+    compares a live row with its snapshot exactly)."""
+    import hashlib
+
+    text = json.dumps(
+        [memory_id, entry.get("value"), entry.get("since"), entry.get("until"), occurrence],
+        ensure_ascii=False,
+    )
+    return "p-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _with_past_ids(memory_id: str, past: list[dict[str, Any]]) -> bool:
+    """Give each entry of ``past`` without a ``past_id`` its handle; whether any changed."""
+    seen: dict[str, int] = {}
+    changed = False
+    for entry in past:
+        content = json.dumps(
+            [entry.get("value"), entry.get("since"), entry.get("until")], ensure_ascii=False
+        )
+        occurrence = seen[content] = seen.get(content, -1) + 1
+        if "past_id" not in entry:
+            entry["past_id"] = past_id_for(memory_id, entry, occurrence)
+            changed = True
+    return changed
+
+
+def m004_past_ids(conn: sqlite3.Connection) -> None:
+    """Contract §23: every past value gets its own handle (``past_id``), in the rows and in
+    the undo snapshots, so that one past value can be deleted or corrected."""
+    for memory_id, raw in conn.execute(
+        "SELECT id, past FROM memories WHERE past IS NOT NULL"
+    ).fetchall():
+        past = json.loads(raw)
+        if _with_past_ids(memory_id, past):
+            conn.execute(
+                "UPDATE memories SET past = ? WHERE id = ?",
+                (json.dumps(past, ensure_ascii=False), memory_id),
+            )
+    for seq, snapshot in conn.execute("SELECT seq, snapshot FROM operations").fetchall():
+        entries = json.loads(snapshot)
+        changed = False
+        for entry in entries:
+            for side in ("before", "after"):
+                row = entry.get(side)
+                if row is not None and row.get("past"):
+                    past = json.loads(row["past"])
+                    if _with_past_ids(row["id"], past):
+                        row["past"] = json.dumps(past, ensure_ascii=False)
+                        changed = True
+        if changed:
+            conn.execute(
+                "UPDATE operations SET snapshot = ? WHERE seq = ?",
+                (json.dumps(entries, ensure_ascii=False), seq),
+            )
+
+
 # Append only: a released migration is never edited, renumbered or removed. Adding
 # one means raising db.SCHEMA_VERSION with it (checked here, at import).
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_write_order_index,
     m003_time,
+    m004_past_ids,
 ]
 if len(MIGRATIONS) != SCHEMA_VERSION:
     raise ImportError(f"{len(MIGRATIONS)} migrations for schema version {SCHEMA_VERSION}")

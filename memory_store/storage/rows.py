@@ -107,9 +107,34 @@ def compact_written(row: dict[str, Any], subject_id: str | None = None) -> dict[
 
 
 def past_of(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """A row's past values, oldest first: ``{value, since, until, source_type}``."""
+    """A row's past values, oldest first: ``{value, since, until, source_type, past_id}``
+    (``since`` null when unknown: a change dated on or before the value began)."""
     raw = row["past"]
     return json.loads(raw) if raw else []
+
+
+def is_past_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a past value's handle: p- and 16 hex digits."""
+    return len(text) == 18 and text.startswith("p-") and not text[2:].strip("0123456789abcdef")
+
+
+def new_past_id() -> str:
+    """A past value's own handle (contract §23): never a row's id, so that "forget the old
+    value" cannot name the whole row."""
+    import os
+
+    return "p-" + os.urandom(8).hex()
+
+
+def find_past(conn: sqlite3.Connection, past_id: str) -> tuple[dict[str, Any], int] | None:
+    """(the row holding the past value ``past_id``, its index in the row's past), or None."""
+    if not is_past_id(past_id):
+        return None
+    for row in select(conn, " WHERE past LIKE ?", (f'%"{past_id}"%',)):
+        for i, entry in enumerate(past_of(row)):
+            if entry.get("past_id") == past_id:
+                return row, i
+    return None
 
 
 def is_current(row: dict[str, Any]) -> bool:
@@ -173,20 +198,38 @@ _CONCEPT_OF_WORD = {
 
 
 def concepts_of(field: str) -> frozenset[str]:
-    """The concepts a field name names, from its words (a plural as its singular):
-    ``lives_in`` -> {place}, ``current_jobs`` -> {job}."""
+    """The concept a field's head word names (contract §23), empty when it names none.
+
+    The head is the word the rest qualifies: the last word (``fact_job``,
+    ``current_city``: a job, a city), once trailing function words are dropped
+    (``lives_in``: lives) and before an ``of`` (``city_of_residence``); a trailing
+    word that only qualifies the one before (``job_title``) defers to it. A plural
+    counts as its singular. A word inside the name that is not its head names no
+    concept: ``fact_work_schedule`` is a schedule, ``work_stress`` a stress.
+    """
     known = _CONCEPTS.get(field)
     if known is None:
-        found = {
-            _CONCEPT_OF_WORD[w] for w in map(_singular, field.split("_")) if w in _CONCEPT_OF_WORD
-        }
-        if field in _CONCEPT_OF_WORD:
-            found.add(_CONCEPT_OF_WORD[field])
-        known = _CONCEPTS[field] = frozenset(found)
+        concept = _concept_of_head(field.split("_"))
+        known = _CONCEPTS[field] = frozenset((concept,) if concept else ())
     return known
 
 
 _CONCEPTS: dict[str, frozenset[str]] = {}  # field -> concepts; the same few fields every call
+
+
+def _concept_of_head(words: list[str]) -> str | None:
+    if "of" in words[1:]:
+        words = words[: words.index("of", 1)]
+    while len(words) > 1 and words[-1] in policy.FIELD_TRAILING_WORDS:
+        words = words[:-1]
+    for i in range(len(words)):  # a run of words the table names ("relationship_status")
+        run = "_".join(words[i:])
+        if "_" in run and run in _CONCEPT_OF_WORD:
+            return _CONCEPT_OF_WORD[run]
+    head = _singular(words[-1])
+    if head in policy.FIELD_QUALIFIER_TAILS and len(words) > 1:
+        head = _singular(words[-2])
+    return _CONCEPT_OF_WORD.get(head)
 
 
 def _singular(word: str) -> str:
@@ -208,13 +251,17 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in found:
         if not row["past"]:
             continue
-        for p in reversed(past_of(row)):
+        ended = row["value"] == ""
+        for n, p in enumerate(reversed(past_of(row))):
             out.append(
                 {
                     **row,
                     "value": p["value"],
                     "since": p["since"],
                     "until": p["until"],
+                    "past_id": p.get("past_id"),
+                    # The value an ended row had last: it says when the row ended.
+                    "last_of_ended": ended and n == 0,
                     "source_type": p["source_type"],
                     "confidence": policy.DEFAULT_CONFIDENCE,  # a past value keeps none
                     "occurred_at": None,

@@ -16,6 +16,7 @@ from . import caps, one_line, record_operation, timeline, trim_history
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any
 
     from ..storage import Session
@@ -55,6 +56,11 @@ def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> st
             parts.append(f"{rows.label(m)} deleted")
         elif action == "ended":
             parts.append(f"{rows.label(m)} ended")
+        elif action == "past_deleted":
+            parts.append(f"{rows.label(m)}: a past value deleted")
+        elif action == "past_corrected":
+            corrected = next(p for p in m["past"] if p["past_id"] == r["past_id"])
+            parts.append(f"{rows.label(m)}: past value corrected → {_short(corrected['value'])}")
     if not parts:
         return "no change"
     text = "; ".join(parts[:3])
@@ -83,15 +89,22 @@ def read_payload(payload: object) -> Any:
 
 
 def apply(
-    session: Session, payload: object, dry_run: bool = False, verbose: bool = False
+    session: Session,
+    payload: object,
+    dry_run: bool = False,
+    verbose: bool = False,
+    new_subjects: Callable[[Session, list[dict[str, Any]]], dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     """Record one delta or a batch as one undoable operation.
 
     ``payload`` may be a callable returning the raw body: it is called only
     after the consent gate, so that without consent the input is never read.
     The rows in the result are compact (``rows.compact_written``) unless ``verbose``.
+    ``new_subjects`` (the facade passes ``subjects.check_new_subjects``: this package
+    does not know subjects by name) checks the subjects the batch would create, inside
+    the transaction; each one it returns gets an ``unlabelled_subject`` warning.
     """
-    result, deltas = _apply(session, payload, dry_run)
+    result, deltas = _apply(session, payload, dry_run, new_subjects)
     return result if verbose else compacted(result, deltas)
 
 
@@ -111,7 +124,10 @@ def compacted(result: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str,
 
 
 def _apply(
-    session: Session, payload: object, dry_run: bool
+    session: Session,
+    payload: object,
+    dry_run: bool,
+    new_subjects: Callable[[Session, list[dict[str, Any]]], dict[str, int]] | None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     session.gate(session.settings())
     from . import validation
@@ -122,8 +138,10 @@ def _apply(
             settings = session.settings()  # again under the lock: consent may have changed
             session.gate(settings)
             batch = Batch(session.conn, settings["write_seq"])
+            fresh = new_subjects(session, deltas) if new_subjects else {}
             batch.write(deltas)
             result, trimmed = batch.finish(session)
+            _warn_unlabelled(result["results"], fresh)
             if dry_run:
                 raise DryRun(result)
     except DryRun as done:
@@ -184,6 +202,22 @@ def delete_past(session: Session, memory_id: str, index: int) -> dict[str, Any]:
     }
 
 
+def _warn_unlabelled(results: list[dict[str, Any]], fresh: dict[str, int]) -> None:
+    """Contract §23: a subject created with no ``display_label`` in its batch is often a
+    name taken for a code; the result says so at the subject's first delta."""
+    for code, index in fresh.items():
+        for r in results:
+            if r["index"] == index:
+                r.setdefault("warnings", []).append(
+                    {
+                        "code": "unlabelled_subject",
+                        "message": f"{code} is a new subject with no display_label: if it is "
+                        "someone already known, undo and use their code; else write "
+                        "display_label (how the person is called)",
+                    }
+                )
+
+
 class Batch:
     """One operation's deltas written inside its transaction, with what undo needs.
 
@@ -208,7 +242,9 @@ class Batch:
 
     def write(self, deltas: list[dict[str, Any]]) -> None:
         for i, d in enumerate(deltas):
-            if d["action"] == "delete":
+            if "past_id" in d:
+                self._past(i, d)
+            elif d["action"] == "delete":
                 self._delete(i, d)
             elif d["action"] == "end":
                 self._end(i, d)
@@ -252,8 +288,58 @@ class Batch:
         row = self._named_row(i, d, "deletes")
         self._name(i, rows.key_of(row))
         rows.delete(self.conn, row["id"])
-        self.touched[row["id"]] = {"id": row["id"], "before": row, "after": None}
+        self._touch(row, None)
         self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
+
+    def _touch(self, before: dict[str, Any], after: dict[str, Any] | None) -> None:
+        """Record a row's change for the operation: its first ``before`` in this batch (one
+        delta may follow another on the same row: a past value and the current one)."""
+        entry = self.touched.setdefault(before["id"], {"id": before["id"], "before": before})
+        entry["after"] = after
+
+    def _past(self, i: int, d: dict[str, Any]) -> None:
+        """One past value, by its ``past_id`` (contract §23): deleted, or corrected — "it
+        was wrong back then too". Undoable like any write: the operation's before-snapshot
+        keeps the row as it was."""
+        from .validation import check_eligible
+
+        found = rows.find_past(self.conn, d["past_id"])
+        if found is None:
+            raise error(
+                "MEMORY_NOT_FOUND",
+                f"delta {i} names a past value that does not exist; nothing was changed",
+                index=i,
+                past_id=d["past_id"],
+            )
+        row, k = found
+        self._name(i, "past:" + d["past_id"])
+        past = rows.past_of(row)
+        entry = past[k]
+        if d["action"] == "delete":
+            del past[k]
+            action = "past_deleted"
+        else:
+            source_type = d.get("source_type") or entry["source_type"]
+            check_eligible(row["scope"], source_type, i, f"{self.where}[{i}]")
+            if (entry["value"], entry["source_type"]) == (d["value"], source_type):
+                self.protected.add(row["id"])
+                unchanged = {"index": i, "action": "unchanged", "memory": rows.public(row)}
+                self.results.append({**unchanged, "past_id": d["past_id"]})
+                return
+            past[k] = {**entry, "value": d["value"], "source_type": source_type}
+            action = "past_corrected"
+        self.seq += 1
+        text = json.dumps(past, ensure_ascii=False) if past else None
+        new = {**row, "past": text, "updated_at": self.now, "write_seq": self.seq}
+        self.conn.execute(
+            "UPDATE memories SET past = ?, updated_at = ?, write_seq = ? WHERE id = ?",
+            (text, self.now, self.seq, row["id"]),
+        )
+        self.protected.add(row["id"])
+        self._touch(row, new)
+        result = {"index": i, "action": action, "memory": rows.public(new)}
+        result["past_id"] = d["past_id"]
+        self.results.append(result)
 
     def _end(self, i: int, d: dict[str, Any]) -> None:
         """``"action": "end"``: the value stopped being true; it stays as a past value."""
@@ -284,8 +370,7 @@ class Batch:
             "occurred_offset = NULL, updated_at = ?, write_seq = ? WHERE id = ?",
             (new["past"], until, self.now, self.seq, row["id"]),
         )
-        entry = self.touched.setdefault(row["id"], {"id": row["id"], "before": row})
-        entry["after"] = new
+        self._touch(row, new)
         return new
 
     def _upsert(self, i: int, d: dict[str, Any]) -> None:
@@ -371,7 +456,7 @@ class Batch:
             "past = ?, pinned = ?, write_seq = ? WHERE id = ?",
             (*values.values(), created, updated, since, past, pinned, self.seq, row["id"]),
         )
-        self.touched[row["id"]] = {"id": row["id"], "before": row, "after": new}
+        self._touch(row, new)
         return new
 
     def _new_id(self, wanted: str | None) -> str:

@@ -36,6 +36,10 @@ def sensitive_field(field: str) -> str | None:
                 for w in words
             ):
                 return detector
+    if ("condition" in words or "conditions" in words) and any(
+        w in policy.HEALTH_CONDITION_WORDS for w in words
+    ):
+        return "medical"
     return None
 
 
@@ -324,6 +328,53 @@ def _has_key_prefix(text: str) -> bool:
     return any(prefix in text for prefix in _API_KEY_PREFIXES)
 
 
+# "password is Tulip#2026", "pw: x9", "PIN 4821", "密码是Tulip#2026": a word that
+# announces a secret, then the secret. After "is", ":" or "=" any word but an
+# ordinary one (policy.SECRET_NOT_A_SECRET: "her password is weak") is the secret;
+# with no such link only a word holding a digit or a symbol is ("pw Tulip#2026"),
+# so "she forgot her password again" passes.
+_SECRET_EN = (
+    r"(?<![A-Za-z])(?:{words})(?![A-Za-z])"
+    r"(?:\s*(is|was|[:=])\s*|\s+)([^\s,;，。；]+)"
+)
+_SECRET_ZH = r"(?:{words})(?:是|为|：|:|=|\s)*([A-Za-z0-9][\x21-\x7e]{{2,}})"
+
+
+def _has_secret(text: str) -> bool:
+    low = text.lower()
+    if any(w in text for w in policy.SECRET_WORDS_ZH):
+        zh = _SECRET_ZH.format(words="|".join(policy.SECRET_WORDS_ZH))
+        if re.search(zh, text):
+            return True
+    if not any(w in low for w in ("pw", "pin", "pass")):
+        return False
+    words = "|".join(sorted((re.escape(w) for w in policy.SECRET_WORDS_EN), key=len, reverse=True))
+    for m in re.finditer(_SECRET_EN.format(words=words), low):
+        link, token = m.group(1), m.group(2).strip("\"'.!?()[]")
+        if len(token) < 3:
+            continue
+        marked = any(not c.isalpha() for c in token)  # a digit or a symbol
+        if marked and (link or len(token) >= 4):
+            return True
+        if link and token not in policy.SECRET_NOT_A_SECRET and token.isascii():
+            return True
+    return False
+
+
+def _has_medical(text: str) -> bool:
+    if any(p in text for p in policy.MEDICAL_PHRASES_ZH):
+        return True
+    low = text.lower()
+    words = set(re.findall(r"[a-z]+", low))
+    if words.intersection(policy.MEDICINES):
+        return True
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(p)}(?![a-z])", low)
+        for p in policy.MEDICAL_PHRASES_EN
+        if p.split()[0] in words
+    )
+
+
 _TEXT_DETECTORS: tuple[tuple[str, Callable[[str, list[_Window]], bool]], ...] = (
     ("url_credentials", lambda t, ws: "://" in t and bool(re.search(_URL_CREDENTIALS, t))),
     ("email", lambda t, ws: _has_email(t)),
@@ -336,6 +387,8 @@ _TEXT_DETECTORS: tuple[tuple[str, Callable[[str, list[_Window]], bool]], ...] = 
         "api_key",
         lambda t, ws: len(t) >= 32 and any(map(_long_token_is_secret, re.findall(_LONG_TOKEN, t))),
     ),
+    ("secret", lambda t, ws: _has_secret(t)),
+    ("medical", lambda t, ws: _has_medical(t)),
 )
 
 

@@ -4,6 +4,8 @@ shows the person and applies only on their yes, as one undoable operation."""
 
 from __future__ import annotations
 
+import re
+
 from .. import policy
 from ..storage import rows
 
@@ -13,7 +15,17 @@ if TYPE_CHECKING:
 
     from ..storage import Session
 
-KINDS = ("same_concept", "stale_hypothesis", "relative_date", "near_cap", "ended")
+    Steps = list[tuple[dict[str, Any], str]]  # (a delta of the proposal, what it does in words)
+
+KINDS = (
+    "same_concept",
+    "stale_hypothesis",
+    "relative_date",
+    "near_cap",
+    "ended",
+    "past_plan",
+    "unlabelled_subject",
+)
 _RELATIVE = (*policy.RELATIVE_TIME_WORDS_ZH.split(), *policy.RELATIVE_TIME_WORDS_EN)
 
 
@@ -21,8 +33,12 @@ def tidy(session: Session, subject_id: str | None = None) -> dict[str, Any]:
     """Findings of every kind, one subject's or the whole store's, and the proposal."""
     session.gate(session.settings())
     findings, deltas = analyse([] if session.blank else session.read_rows(), subject_id)
-    proposal = {"deltas": deltas[: policy.DELTAS_PER_APPLY_MAX]} if deltas else None
-    return {"subject_id": subject_id, "findings": findings, "proposal": proposal}
+    deltas = deltas[: policy.DELTAS_PER_APPLY_MAX]
+    proposal = {"deltas": [d for d, _ in deltas]} if deltas else None
+    # The proposal stays a body apply takes as it is; what each step does, in words, is
+    # beside it (contract §23), so that the person hears what a yes does.
+    steps = [f"{i + 1}. {says}" for i, (_, says) in enumerate(deltas)]
+    return {"subject_id": subject_id, "findings": findings, "proposal": proposal, "steps": steps}
 
 
 def findings_of(
@@ -35,17 +51,19 @@ def findings_of(
 
 def analyse(
     stored: list[dict[str, Any]], subject_id: str | None = None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(findings, deltas) for ``stored``; read-only, so shared rows stay as they are."""
+) -> tuple[list[dict[str, Any]], Steps]:
+    """(findings, steps) for ``stored``; read-only, so shared rows stay as they are."""
     found = stored if subject_id is None else [r for r in stored if r["subject_id"] == subject_id]
     found = sorted(found, key=rows.storage_order)
     findings: list[dict[str, Any]] = []
-    deltas: list[dict[str, Any]] = []
+    deltas: Steps = []
     _same_concept(found, findings, deltas)
     _stale(found, findings, deltas)
     _relative(found, findings)
     _near_cap(stored, subject_id, findings)
     _ended(found, findings)
+    _past_plans(found, findings)
+    _unlabelled(found, findings)
     return findings, deltas
 
 
@@ -54,7 +72,7 @@ def _finding(kind: str, subject: str, ids: list[str], message: str) -> dict[str,
 
 
 def _same_concept(
-    found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: list[dict[str, Any]]
+    found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: Steps
 ) -> None:
     """Two current rows of one scope and subject in one concept group: the older (by
     ``since``, then by write) is proposed to end as of the newer's ``since``."""
@@ -76,12 +94,16 @@ def _same_concept(
         for old in group[:-1]:
             if old["id"] not in ended:
                 ended.add(old["id"])
-                deltas.append({"action": "end", "id": old["id"], "occurred_at": newest["since"]})
+                says = (
+                    f"end {rows.label(old)} (“{_short(old['value'])}”) as of {newest['since']}: "
+                    f"it is kept as a past value, no longer current; {newest['field']} "
+                    f"(“{_short(newest['value'])}”) stays the current {concept}"
+                )
+                delta = {"action": "end", "id": old["id"], "occurred_at": newest["since"]}
+                deltas.append((delta, says))
 
 
-def _stale(
-    found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: list[dict[str, Any]]
-) -> None:
+def _stale(found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: Steps) -> None:
     """Hypotheses not rewritten for ``STALE_HYPOTHESIS_DAYS`` days: a guess that nothing
     has confirmed since is proposed for deletion."""
     days = policy.STALE_HYPOTHESIS_DAYS
@@ -97,7 +119,11 @@ def _stale(
                     f"(last written {r['updated_at'][:10]})",
                 )
             )
-            deltas.append({"action": "delete", "id": r["id"]})
+            says = (
+                f"delete the guess {rows.label(r)} (“{_short(r['value'])}”): "
+                "nothing has confirmed it since; undo brings it back"
+            )
+            deltas.append(({"action": "delete", "id": r["id"]}, says))
 
 
 def _relative(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
@@ -180,3 +206,58 @@ def _ended(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
                     "(delete it to make room, or keep it as history)",
                 )
             )
+
+
+def _short(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _past_plans(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
+    """A current ``planned_*`` row whose date — its ``occurred_at`` or a date in its value
+    (2026-08-02, 2026年8月2日) — has passed (contract §23). Only the person knows how it
+    went, so no delta: ask, write what happened as an event, then end or delete the plan."""
+    today = rows.now()[:10]
+    for r in found:
+        if not (r["field"].startswith("planned_") and rows.is_current(r)):
+            continue
+        day = (r["occurred_at"] or "")[:10] or _date_in(r["value"])
+        if day and day < today:
+            findings.append(
+                _finding(
+                    "past_plan",
+                    r["subject_id"],
+                    [r["id"]],
+                    f"{rows.label(r)}: planned for {day}, which has passed; ask how it went, "
+                    "write what happened as an event, then end or delete the plan",
+                )
+            )
+
+
+def _date_in(value: str) -> str | None:
+    m = re.search(
+        r"(?<![0-9])(20[0-9]{2})[-./年](1[0-2]|0?[1-9])[-./月](3[01]|[12][0-9]|0?[1-9])", value
+    )
+    return f"{m.group(1)}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
+
+
+def _unlabelled(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
+    """Subjects with rows but no ``display_label`` (contract §23): often a name the model
+    took for a code, a second record of someone already known."""
+    labelled = {
+        r["subject_id"] for r in found if r["field"] == "display_label" and r["scope"] == "object"
+    }
+    unlabelled: dict[str, int] = {}
+    for r in found:
+        if r["subject_id"] != policy.USER_SUBJECT and r["subject_id"] not in labelled:
+            unlabelled[r["subject_id"]] = unlabelled.get(r["subject_id"], 0) + 1
+    for subject, count in sorted(unlabelled.items()):
+        findings.append(
+            _finding(
+                "unlabelled_subject",
+                subject,
+                [],  # the subject is the finding: its rows are in show
+                f"{subject}: {count} row{'s' if count > 1 else ''} but no display_label; "
+                "ask who this is, then write a display_label — or, if it is someone already "
+                "known, move the rows to that subject and delete these",
+            )
+        )

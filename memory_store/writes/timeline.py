@@ -54,15 +54,18 @@ def with_past(row: dict[str, Any], until: str) -> str:
     At most ``PAST_PER_ROW_MAX`` entries: the one with the oldest ``until`` goes
     (it stays in this operation's before-snapshot, so undo brings it back).
     """
-    since = row["since"] or until
+    since = row["since"]
     entry = {
         "value": row["value"],
-        "since": min(since, until),  # a change dated before the old value began
+        # A change dated on or before the old value began (contract §23): when it began is
+        # then unknown, never a span of zero or negative length.
+        "since": since if since and since < until else None,
         "until": until,
         "source_type": row["source_type"],
+        "past_id": rows.new_past_id(),
     }
     past = [*rows.past_of(row), entry]
-    past.sort(key=lambda p: p["until"])
+    past.sort(key=lambda p: p["until"])  # stable: equal untils keep their order
     return json.dumps(past[-policy.PAST_PER_ROW_MAX :], ensure_ascii=False)
 
 

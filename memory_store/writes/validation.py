@@ -185,7 +185,10 @@ def _describe(error: Any) -> str:
     if v == "false" or expected is False:
         return f"{where} is not allowed here"
     if v in ("oneOf", "anyOf"):
-        return "a delete needs either just an id, or scope, subject_id and field (and occurred_at for an event)"
+        return (
+            "a delete needs either just an id, just a past_id (one past value), or scope, "
+            "subject_id and field (and occurred_at for an event)"
+        )
     if v == "not":
         return f"{where}: 'user' (in any case) is reserved for the user scope"
     if v in ("minItems", "maxItems"):
@@ -276,6 +279,16 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
             raise _invalid(f"{key} {pattern_rule(key)}", index, f"{prefix}.{key}", pattern=pattern)
     action = work.get("action", "upsert")
     out: Delta = {"action": action}
+    if "past_id" in work:  # one past value: deleted, or corrected (contract §23)
+        out["past_id"] = work["past_id"]
+        if action == "upsert":
+            out.update(
+                value=work["value"],
+                correction=True,
+                source_type=work.get("source_type"),
+                sensitive=work.get("sensitive", False),
+            )
+        return out
     if action != "upsert" and "id" in work:
         out["id"] = work["id"]
         if action == "end":  # when the value stopped being true
@@ -350,7 +363,13 @@ def load_deltas(payload: Any) -> list[Delta]:
     ]
     seen: dict[tuple[str, ...], int] = {}
     for i, d in enumerate(deltas):
-        key: tuple[str, ...] = ("id", d["id"]) if "id" in d else row_key(d)
+        key: tuple[str, ...] = (
+            ("id", d["id"])
+            if "id" in d
+            else ("past_id", d["past_id"])
+            if "past_id" in d
+            else row_key(d)
+        )
         if key in seen:
             raise _invalid(
                 f"deltas {seen[key]} and {i} name the same memory",
@@ -377,7 +396,7 @@ def check_policy(delta: Delta, index: int, prefix: str) -> None:
             "the delta is marked sensitive; sensitive data is never stored",
             {"index": index, "detector": "sensitive_flag", "path": f"{prefix}.sensitive"},
         )
-    detector = sensitive_field(delta["field"])
+    detector = sensitive_field(delta["field"]) if "field" in delta else None
     if detector:
         raise MemoryStoreError(
             "SENSITIVE_REJECTED",
@@ -394,15 +413,22 @@ def check_policy(delta: Delta, index: int, prefix: str) -> None:
                     f"{key} looks like it contains {found.replace('_', ' ')}; it was not stored",
                     {"index": index, "detector": found, "path": f"{prefix}.{key}"},
                 )
-    allowed = policy.ELIGIBILITY[delta["scope"]]
-    if delta["source_type"] not in allowed:
+    if "past_id" in delta:
+        return  # its row's scope is known once the row is found (writes/apply.py)
+    check_eligible(delta["scope"], delta["source_type"], index, prefix)
+
+
+def check_eligible(scope: str, source_type: str, index: int, prefix: str) -> None:
+    """SOURCE_NOT_ELIGIBLE when ``source_type`` may not write to ``scope`` (contract §6)."""
+    allowed = policy.ELIGIBILITY[scope]
+    if source_type not in allowed:
         raise MemoryStoreError(
             "SOURCE_NOT_ELIGIBLE",
-            f"source {delta['source_type']} may not write to scope {delta['scope']}",
+            f"source {source_type} may not write to scope {scope}",
             {
                 "index": index,
-                "scope": delta["scope"],
-                "source_type": delta["source_type"],
+                "scope": scope,
+                "source_type": source_type,
                 "allowed_source_types": list(allowed),
                 "path": f"{prefix}.source_type",
             },

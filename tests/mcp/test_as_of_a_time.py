@@ -93,7 +93,8 @@ async def test_an_event_anchor_in_english_and_a_period_anchor_in_chinese(
     assert met["memories"][1]["value"] == "Barista in Boston"
     assert met["memories"][1]["until"] == "2025-04-01"
     assert home["as_of"]["from"] == "2023-09-01" and home["as_of"]["until"] == "2025-06-01"
-    assert home["as_of"]["past_index"] == 0
+    anchor = [m for m in home["memories"] if m.get("past_id") == home["as_of"]["past_id"]]
+    assert [(m["id"], m["until"]) for m in anchor] == [(home["as_of"]["id"], "2025-06-01")]
     assert home["memories"][1]["value"] == "Barista in Boston"
 
 

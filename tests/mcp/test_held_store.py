@@ -18,7 +18,18 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp_types import ElicitResult
-from support import MODES, YES, call, data_of, delta, ok, refused, run_cli, two_people
+from support import (
+    MODES,
+    YES,
+    call,
+    data_of,
+    delta,
+    left_after_revoke_delete,
+    ok,
+    refused,
+    run_cli,
+    two_people,
+)
 
 from memory_store.mcp import build_server
 
@@ -44,12 +55,17 @@ async def test_the_terminal_and_the_server_on_one_store(store: Any, private_stor
         assert gone["erased"] is True and gone["deleted"] == 2
         data_of(await call(client, "memory_apply", delta=delta(value="again")))
         ok("revoke", "--delete", "--confirm", spawn=True)
-        refused(await call(client, "memory_apply", delta=delta(value="lost?")), "NOT_INITIALIZED")
+        lost = refused(
+            await call(client, "memory_apply", delta=delta(value="lost?")), "NOT_INITIALIZED"
+        )
+        assert lost["details"]["consent_state"] == "revoked"  # contract §23: do not ask again
         refused(
             await call(client, "memory_log"),
             "NOT_INITIALIZED",
         )
-        assert sorted(p.name for p in private_store.iterdir()) == []  # no file came back
+        status = data_of(await call(client, "memory_status"))
+        assert status["consent_state"] == "revoked" and status["exists"] is False
+        assert left_after_revoke_delete(private_store) == []  # no file came back
         ok("enable", "--confirm", spawn=True)
         data_of(await call(client, "memory_apply", delta=delta(value="新的文件")))
     assert [m["value"] for m in ok("show", spawn=True)["memories"]] == ["新的文件"]

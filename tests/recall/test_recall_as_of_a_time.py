@@ -94,7 +94,7 @@ def test_a_value_names_a_period_in_english(elena: None) -> None:
         "from": "2024-01-10",
         "until": "2025-01-20",
         "id": city["id"],
-        "past_index": 0,
+        "past_id": city["past_id"],
     }
     assert city["until"] == "2025-01-20"
 
@@ -124,7 +124,8 @@ def test_a_value_names_a_period_in_chinese(xiaomin: None) -> None:
 
 
 def test_as_of_ranks_the_values_true_that_day_first(elena: None) -> None:
-    data = ok("context", "--subject-id", EN, "--as-of", "2024-07-01", "--max-chars", "800",
+    # 1,000 characters: the label and three rows, two of them past values with past_id
+    data = ok("context", "--subject-id", EN, "--as-of", "2024-07-01", "--max-chars", "1000",
               spawn=True)  # fmt: skip
     assert data["as_of"] == {"date": "2024-07-01"}
     assert schema_errors("context.data.schema.json", data) == []

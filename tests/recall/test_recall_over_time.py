@@ -371,4 +371,28 @@ def test_a_question_about_time_dates_every_row_it_returns(changed_job: dict[str,
     data = ask("她什么时候搬去杭州的？")
     for m in data["memories"]:
         if m["scope"] != "event":
-            assert date_of(m), m
+            # A value that ended the day it began has an unknown start (contract §23).
+            assert date_of(m) or (m["since"] is None and m["until"]), m
+
+
+def test_a_question_about_an_ending_finds_the_row_that_ended_first(enabled: Path) -> None:
+    # "我们什么时候结束异地的？": the constraint that ended says when, before values of the
+    # same words that were merely replaced (a goal to end it, a stage that changed).
+    put(delta(value="浩然"))
+    put(delta("relationship", field="stage", value="正式在一起，异地恋", occurred_at="2025-06-01"))
+    put(delta("relationship", field="constraint", value="异地：他在深圳我在广州，每两周见一次"))
+    put(delta("relationship", field="next_goal", value="明年春天结束异地"))
+    put(delta("relationship", field="next_goal", value="年底前同居"))
+    put(delta("relationship", field="stage", value="同居了", occurred_at="2026-05-01"))
+    put(
+        {
+            "action": "end",
+            "scope": "relationship",
+            "subject_id": "obj-a",
+            "field": "constraint",
+            "occurred_at": "2026-04-15",
+        }
+    )
+    for query in ("我们什么时候结束异地的？", "When did we end the long distance? 异地"):
+        first = ask(query)["memories"][1]  # after the label
+        assert first["field"] == "constraint" and first["until"] == "2026-04-15", first

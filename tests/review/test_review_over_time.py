@@ -19,7 +19,7 @@ import pytest
 from support import apply, delta, ok
 from support.browser import BROWSERS, Dom, dump_dom, find_browser, norm, write_review
 
-from memory_store.review import command_text, render_review
+from memory_store.review import PAST_DELETE, command_text, render_review
 from memory_store.review.markup import CONFIDENCE, FINDINGS, SOURCES
 from memory_store.store import limits
 
@@ -223,6 +223,7 @@ def test_every_command_on_the_page_is_built_by_one_function() -> None:
             "forget-object obj-a --confirm",
             "undo --op-id op-1",
             "tidy",
+            PAST_DELETE,
         )
     }
     assert commands == expected

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import db_connect, delta, ok, put, run_cli
+from support import db_connect, delta, left_after_revoke_delete, ok, put, run_cli
 
 from memory_store import MemoryStore, MemoryStoreError
 from memory_store.storage import migrations
@@ -389,5 +389,5 @@ def test_a_write_that_loses_a_race_with_revoke_delete_answers_not_initialized(
     envelope = racer.resume()
     assert envelope["ok"] is False, envelope
     assert envelope["error"]["code"] == "NOT_INITIALIZED", envelope
-    assert list(enabled.iterdir()) == []  # nothing was recreated or written
+    assert left_after_revoke_delete(enabled) == []  # nothing was recreated or written
     assert ok("status")["exists"] is False

@@ -13,7 +13,16 @@ import os
 from pathlib import Path
 
 import pytest
-from support import DB_NAME, cli, delta, envelope_of, ok, run_cli, run_with_env
+from support import (
+    DB_NAME,
+    cli,
+    delta,
+    envelope_of,
+    left_after_revoke_delete,
+    ok,
+    run_cli,
+    run_with_env,
+)
 
 from memory_store import MemoryStore, MemoryStoreError
 from memory_store.commands.catalog import COMMANDS
@@ -37,7 +46,7 @@ def test_a_data_dir_is_normalized_before_sqlite_sees_it(tmp_path: Path, shape: s
     assert ok("--data-dir", str(store), "show")["count"] == 1
     gone = ok("--data-dir", given, "revoke", "--delete", "--confirm")
     assert gone["deleted"] is True
-    assert list(store.iterdir()) == []
+    assert left_after_revoke_delete(store) == []
 
 
 @pytest.mark.parametrize("variable", ["XDG_DATA_HOME", "HOME"])
@@ -55,7 +64,7 @@ def test_a_home_starting_with_two_slashes_is_a_path(
     assert r.code == 0, r.stdout
     assert r.data["path"] == str(expected / DB_NAME)
     assert ok("revoke", "--delete", "--confirm", spawn=True)["deleted"] is True
-    assert list(expected.iterdir()) == []
+    assert left_after_revoke_delete(expected) == []
 
 
 # ---------------------------------------------------------------- an empty directory is not the default store

@@ -18,7 +18,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import DB_NAME, ROOT, apply, db_connect, delta, fails, in_tiny_disk, ok, run_cli
+from support import (
+    DB_NAME,
+    ROOT,
+    TOMBSTONE,
+    apply,
+    db_connect,
+    delta,
+    fails,
+    in_tiny_disk,
+    ok,
+    run_cli,
+)
 
 from memory_store import MemoryStore
 
@@ -216,7 +227,7 @@ def test_revoke_delete_deletes_on_a_full_disk(tmp_path: Path, sparse: bool) -> N
     proc = in_tiny_disk(tmp_path, REVOKE_ON_FULL_DISK, "sparse" if sparse else "plain")
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     envelope = json.loads(proc.stdout)
-    assert report == {"code": 0, "left": []}, (report, envelope)
+    assert report == {"code": 0, "left": [TOMBSTONE]}, (report, envelope)
     assert envelope["ok"] is True and envelope["data"]["deleted"] is True
     assert envelope["data"]["rows_deleted"] > 0
     if sparse:

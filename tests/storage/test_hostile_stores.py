@@ -13,7 +13,17 @@ import time
 from pathlib import Path
 
 import pytest
-from support import DB_NAME, db_connect, delta, fails, held_open, ok, put, run_cli
+from support import (
+    DB_NAME,
+    db_connect,
+    delta,
+    fails,
+    held_open,
+    left_after_revoke_delete,
+    ok,
+    put,
+    run_cli,
+)
 
 VALID = json.dumps(delta(field="display_label", value="小A"), ensure_ascii=False)
 
@@ -312,7 +322,7 @@ def test_corrupt_store_doctor_and_confirmation(private_store: Path, tmp_path: Pa
     assert db.read_bytes() == NOT_SQLITE
     # only revoke --delete --confirm removes it
     ok("revoke", "--delete", "--confirm")
-    assert list(private_store.iterdir()) == []
+    assert left_after_revoke_delete(private_store) == []
 
 
 def _damage(db: Path) -> None:
@@ -346,7 +356,7 @@ def test_damaged_sqlite_store_is_corrupt(enabled: Path) -> None:
     doctor_reports_error()
     assert db.read_bytes() == before
     ok("revoke", "--delete", "--confirm")
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
 
 
 def _foreign_db(path: Path) -> None:
@@ -378,7 +388,7 @@ def test_someone_elses_sqlite_doctor_and_revoke_delete(private_store: Path) -> N
     _foreign_db(private_store / DB_NAME)
     doctor_reports_error()
     ok("revoke", "--delete", "--confirm")
-    assert list(private_store.iterdir()) == []
+    assert left_after_revoke_delete(private_store) == []
 
 
 # ---------------------------------------------------------------------------
@@ -441,7 +451,7 @@ def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None
     conn.close()
     data = ok("revoke", "--delete", "--confirm")
     assert data["deleted"] is True
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
     assert ok("status")["exists"] is False
 
 
@@ -531,7 +541,7 @@ def test_revoke_delete_is_not_blocked_by_planted_side_files(
     r = run_cli("revoke", "--delete", "--confirm", timeout=60)
     assert r.code == 0, r.stdout
     assert r.data["deleted"] is True
-    assert list(private_store.iterdir()) == []
+    assert left_after_revoke_delete(private_store) == []
     assert target.read_bytes() == b"attacker's bytes, never opened by memory-store"
     assert ok("status")["exists"] is False
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import DB_NAME, delta, fails, ok, run_cli
+from support import DB_NAME, delta, fails, left_after_revoke_delete, ok, run_cli
 from support.oldstore import old_row, open_old_store, write_old_store
 
 from memory_store import MemoryStore, MemoryStoreError
@@ -492,7 +492,7 @@ def test_a_newer_schema_refuses_every_command_and_writes_nothing(
 
     data = ok("revoke", "--delete", "--confirm")
     assert data["deleted"] is True
-    assert list(enabled.iterdir()) == []
+    assert left_after_revoke_delete(enabled) == []
     assert ok("status")["exists"] is False
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from support import DB_NAME, db_connect, delta, ok
+from support import DB_NAME, db_connect, delta, left_after_revoke_delete, ok
 
 from memory_store import MemoryStore, MemoryStoreError
 
@@ -46,7 +46,9 @@ def test_a_store_deleted_by_the_terminal_answers_like_a_fresh_process(
     ok("revoke", "--delete", "--confirm", spawn=True)
     assert code_of(lambda: held.apply(delta(field="mbti", value="INFJ"))) == "NOT_INITIALIZED"
     assert code_of(held.log) == "NOT_INITIALIZED"
-    assert list(enabled.iterdir()) == []  # nothing written into an unlinked file, nothing created
+    assert (
+        left_after_revoke_delete(enabled) == []
+    )  # nothing written into an unlinked file, nothing created
 
     ok("enable", "--confirm", spawn=True)
     result = held.apply(delta(field="mbti", value="INFJ"))

@@ -44,6 +44,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -585,3 +586,26 @@ def raw_mcp_session(lines: list[bytes], want: set[Any]) -> dict[Any, dict[str, A
     for m in out:
         replies.setdefault(m.get("id"), m)
     return replies
+
+
+TOMBSTONE = "revoked.json"
+
+
+def left_after_revoke_delete(store_dir: Path) -> list[str]:
+    """What ``revoke --delete`` left in the data directory besides its tombstone (contract
+    §23), once the tombstone is checked to hold ``consent_state`` and ``revoked_at`` only."""
+    names = sorted(p.name for p in store_dir.iterdir())
+    if TOMBSTONE in names:
+        kept = json.loads((store_dir / TOMBSTONE).read_text("utf-8"))
+        assert set(kept) == {"consent_state", "revoked_at"} and kept["consent_state"] == "revoked"
+        names.remove(TOMBSTONE)
+    return names
+
+
+def without_past_ids(past: Any) -> Any:
+    """A row's past values (or one of them) with their handles taken out, once each is
+    checked to be one (``p-`` and 16 hex digits, contract §23): the rest can be compared."""
+    if isinstance(past, dict):
+        assert re.fullmatch(r"p-[0-9a-f]{16}", past["past_id"]), past
+        return {k: v for k, v in past.items() if k != "past_id"}
+    return [without_past_ids(p) for p in past]

@@ -113,6 +113,28 @@ POSITIVE: dict[str, list[str]] = {
         "数据库 postgres://user:pa55@db.internal:5432/app",
         "ftp://bob:secret@files.example.org",
     ],
+    # Contract §23: a password, PIN or passcode given in a value, whatever the field.
+    "secret": [
+        "password is Tulip#2026",
+        "pw Tulip#2026",
+        "密码是Tulip#2026",
+        "her wifi password is tulipgarden",
+        "PIN 4821",
+        "pw: x9k2",
+        "登录密码 Tulip2026",
+        "口令 abc123",
+        "passcode = 7788",
+        "银行卡密码为 135790",
+    ],
+    # Contract §23: a diagnosis or a medicine under any field name.
+    "medical": [
+        "Generalized anxiety disorder, on sertraline",
+        "diagnosed with bipolar disorder last year",
+        "takes Lexapro every morning",
+        "去年确诊了抑郁症",
+        "在吃舍曲林",
+        "她有焦虑症，在看医生",
+    ],
 }
 
 # The same things written so that the detectors before contract §17 missed them
@@ -183,9 +205,28 @@ DISGUISED: dict[str, list[str]] = {
         "ghp_abcdefghij\u200bklmnopqrstuvwxyz0123456789",
     ],
     "url_credentials": ["ｈｔｔｐｓ：／／admin:hunter2@example.com"],
+    "secret": [
+        "ＰＡＳＳＷＯＲＤ ＩＳ Ｔｕｌｉｐ＃２０２６",
+        "密码：Tulip​#2026",
+        "Password: Tulip#2026",
+    ],
+    "medical": [wide("sertraline") + " 50mg", "Generalized Anxiety Disorder"],
 }
 
 NEGATIVE = [
+    # Contract §23: no secret is given, no diagnosis is named.
+    "she forgot her password again",
+    "her password is weak, I told her to change it",
+    "密码忘了，只好重置",
+    "她说密码是她的生日",
+    "we pinned the map on the wall",
+    "a pin from the concert",
+    "she passed the exam in 2026",
+    "cares a lot about mental health at work",
+    "feels anxious before interviews",
+    "最近压力大，有点焦虑",
+    "went to a therapy dog event with her niece",
+    "health-food shop owner",
     "2026-08-02 19:30",
     "2026-08-02T19:30:00+08:00",
     "晚上 7:30 见面",
@@ -422,6 +463,18 @@ SENSITIVE_FIELDS = [
     ("email", "contact"),
     ("diagnosis", "medical"),
     ("medication", "medical"),
+    # Contract §23: health, in every spelling the assistant reached for.
+    ("health", "medical"),
+    ("health_condition", "medical"),
+    ("mental_health", "medical"),
+    ("condition_anxiety", "medical"),
+    ("medicine", "medical"),
+    ("therapy", "medical"),
+    ("symptoms", "medical"),
+    ("illness", "medical"),
+    ("disease", "medical"),
+    ("treatment", "medical"),
+    ("chronic_conditions", "medical"),
     ("sexual_preference", "sexual"),
     # Where someone lives stays refused in every spelling…
     ("address", "home_address"),
@@ -458,6 +511,10 @@ ORDINARY_FIELDS = [
     "preferred_name",
     "addressed_as",
     "spinning_class",
+    "healthy_eating",
+    "agreement_conditions",
+    "weather_condition",
+    "fact_work_schedule",
 ]
 
 
@@ -576,6 +633,8 @@ CLI_DISGUISED = [
     ("iban", "IBAN " + wide("DE89 3704 0044 0532 0130 00")),
     ("api_key", wide("sk-proj-abcdEFGH1234ijklMNOP5678")),
     ("url_credentials", "ｈｔｔｐｓ：／／admin:hunter2@example.com"),
+    ("secret", "密码：Tulip​#2026"),
+    ("medical", "Generalized Anxiety Disorder"),
 ]
 
 
@@ -626,3 +685,27 @@ def test_cli_stores_the_negative_corpus(enabled: Path) -> None:
         stored = {m["value"] for m in ok("show")["memories"]}
         assert stored == set(values)
         ok("clear", "--confirm")
+
+
+@pytest.mark.parametrize(
+    "field", ["health_condition", "mental_health", "health", "condition_anxiety"]
+)
+def test_cli_refuses_health_under_any_health_field(enabled: Path, field: str) -> None:
+    value = "Generalized anxiety disorder, on sertraline"
+    r = fails("SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field=field, value=value)))
+    assert r.error["details"]["detector"] == "field:medical"
+    assert "sertraline" not in r.stdout + r.stderr
+    r = fails("SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="fact", value=value)))
+    assert r.error["details"]["detector"] == "medical"
+    assert "sertraline" not in r.stdout + r.stderr
+    assert ok("show")["count"] == 0
+
+
+def test_cli_stores_a_password_mentioned_without_the_secret(enabled: Path) -> None:
+    for text in ("password is Tulip#2026", "pw Tulip#2026", "密码是Tulip#2026"):
+        r = fails(
+            "SENSITIVE_REJECTED", "apply", "--json", json.dumps(delta(field="note", value=text))
+        )
+        assert r.error["details"]["detector"] == "secret"
+        assert "Tulip" not in r.stdout + r.stderr
+    assert apply(delta(field="note", value="she forgot her password again")).code == 0

@@ -29,7 +29,7 @@ def by_kind(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 def test_an_empty_store_has_nothing_to_tidy(enabled: Path) -> None:
     data = ok("tidy")
-    assert data == {"subject_id": None, "findings": [], "proposal": None}
+    assert data == {"subject_id": None, "findings": [], "proposal": None, "steps": []}
 
 
 def test_two_rows_of_one_concept_are_found_and_the_older_is_proposed_to_end(
@@ -145,7 +145,11 @@ def test_the_table_lists_the_findings_and_the_proposal(enabled: Path) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_memory_tidy_over_mcp(enabled: Path, mode: str) -> None:
-    put(delta(field="job", value="设计师"), delta(field="occupation", value="老师"))
+    put(
+        delta(field="display_label", value="小A"),
+        delta(field="job", value="设计师"),
+        delta(field="occupation", value="老师"),
+    )
     store = MemoryStore(enabled)
     store.hold()
     try:
@@ -159,3 +163,53 @@ async def test_memory_tidy_over_mcp(enabled: Path, mode: str) -> None:
             assert data["proposal"]["deltas"][0]["action"] == "end"
     finally:
         store.release()
+
+
+def test_each_step_of_the_proposal_is_said_in_words(enabled: Path) -> None:
+    put(
+        delta(value="小林"),
+        delta(field="job", value="在上海做平面设计师", occurred_at="2025-09-01"),
+        delta(field="occupation", value="在杭州当老师", occurred_at="2026-04-02"),
+    )
+    data = ok("tidy")
+    assert len(data["steps"]) == len(data["proposal"]["deltas"]) == 1
+    [step] = data["steps"]
+    assert step.startswith("1. end obj-a object.job")
+    assert "2026-04-02" in step and "past value" in step and "occupation" in step
+
+
+def test_a_schedule_at_work_is_not_a_second_job(enabled: Path) -> None:
+    # Contract §23: found by playing the skill — tidy proposed ending a fact still true.
+    put(
+        delta(value="小林"),
+        delta(field="fact_job", value="产品经理"),
+        delta(field="fact_work_schedule", value="经常加班到很晚"),
+        delta(field="hobby_climbing", value="周末攀岩"),
+        delta(field="hobby_reading", value="读科幻小说"),
+    )
+    data = ok("tidy")
+    assert by_kind(data, "same_concept") == [] and data["proposal"] is None
+
+
+def test_a_plan_whose_day_has_passed_is_reported(enabled: Path) -> None:
+    put(
+        delta(value="小林"),
+        delta("relationship", field="planned_dinner", value="2020-01-10 一起吃火锅"),
+        delta("relationship", field="planned_trip", value="去杭州", occurred_at="2020-03-01"),
+        delta("relationship", field="planned_concert", value="2999年5月1日 看演唱会"),
+        delta("relationship", field="planned_walk", value="找个周末散步"),
+    )
+    found = by_kind(ok("tidy"), "past_plan")
+    assert sorted(f["message"].split(":")[0] for f in found) == [
+        "obj-a relationship.planned_dinner",
+        "obj-a relationship.planned_trip",
+    ]
+    assert any("2020-01-10" in f["message"] for f in found)
+    assert ok("tidy")["proposal"] is None  # only the person knows how it went
+
+
+def test_subjects_without_a_label_are_listed(enabled: Path) -> None:
+    put(delta(value="Dana (my manager)"), delta(field="job", value="engineering manager"))
+    put(delta(subject="obj-b", field="job", value="manager"))
+    [finding] = by_kind(ok("tidy"), "unlabelled_subject")
+    assert finding["subject_id"] == "obj-b" and "display_label" in finding["message"]
