@@ -59,8 +59,10 @@ def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> st
         elif action == "past_deleted":
             parts.append(f"{rows.label(m)}: a past value deleted")
         elif action == "past_corrected":
-            corrected = next(p for p in m["past"] if p["past_id"] == r["past_id"])
-            parts.append(f"{rows.label(m)}: past value corrected → {_short(corrected['value'])}")
+            # The store-wide cap of past values may have trimmed it again in this batch.
+            corrected = next((p for p in m["past"] if p["past_id"] == r["past_id"]), None)
+            text = f" → {_short(corrected['value'])}" if corrected else ""
+            parts.append(f"{rows.label(m)}: past value corrected{text}")
     if not parts:
         return "no change"
     text = "; ".join(parts[:3])
