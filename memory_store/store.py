@@ -124,26 +124,15 @@ class MemoryStore:
         """Record one delta or a batch. ``payload`` may be a callable returning the
         raw body: it is called only after the consent gate, so that without
         consent the input is never read. Rows come back compact, whole with ``verbose``.
-
-        A delta with ``past_id`` names one past value (contract §23):
-        ``{"action": "delete", "past_id": …}`` removes it, ``{"past_id": …, "value": …,
-        "correction": True}`` corrects it, both undoable. A ``subject_id`` that is no
-        known code but loosely a known ``display_label`` ("Dana" for "Dana (my
-        manager)") is refused with ``SUBJECT_NOT_FOUND`` and ``details.did_you_mean``;
-        a new subject without a ``display_label`` in the batch gets an
-        ``unlabelled_subject`` warning in its result."""
+        ``{"action": "delete", "past_id": …}`` removes one past value, ``{"past_id": …,
+        "value": …, "correction": True}`` corrects it (§23). A ``subject_id`` loosely a
+        known ``display_label`` ("Dana" for "Dana (my manager)") is ``SUBJECT_NOT_FOUND``
+        with ``details.did_you_mean``; a new subject without a ``display_label`` in the
+        batch gets an ``unlabelled_subject`` warning."""
         from .writes.apply import apply
 
         with self._open() as session:
             return apply(session, payload, dry_run, verbose, _new_subjects)
-
-    def delete_past(self, memory_id: str, index: int) -> dict[str, Any]:
-        """Remove one past value (``show``'s ``past[index]``) of a row, undoably."""
-        check_text(memory_id, "memory_id")
-        from .writes.apply import delete_past
-
-        with self._open() as session:
-            return delete_past(session, memory_id, index)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""

@@ -296,6 +296,8 @@ def _as_version_two(doc: dict[str, Any]) -> dict[str, Any]:
     doc["format"] = "memory-store-export/v2"
     for m in doc["memories"]:
         m.pop("occurred_offset", None)
+        for p in m["past"]:
+            p.pop("past_id", None)  # release 3's past values had no handle
     return doc
 
 

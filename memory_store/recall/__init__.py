@@ -1,10 +1,9 @@
 """Reading memory back: ``show`` (everything), ``context`` (what matters, in a budget) and
 ``search`` (which rows, of whom, match a question).
 
-``context`` and ``search`` return compact rows (contract §13): what the assistant
-needs to read, without the bookkeeping ``show`` keeps (times, default values).
-With a query, relevance (``relevance.py``) orders the candidates; no index is
-kept, so nothing here can outlive a deleted memory.
+``context`` and ``search`` return compact rows (contract §13), without the bookkeeping
+``show`` keeps; with a query, ``relevance.py`` orders the candidates; no index is kept,
+so nothing here can outlive a deleted memory.
 """
 
 from __future__ import annotations
@@ -24,9 +23,8 @@ if TYPE_CHECKING:
 _CONFIDENCE_RANK = {c: i for i, c in enumerate(policy.CONFIDENCES)}  # high=0
 _JSON = json.JSONEncoder(ensure_ascii=False)  # the budget's measure (contract §8)
 _STRING = json.encoder.encode_basestring  # how json.dumps(..., ensure_ascii=False) writes a string
-# With a query about a person, a user-profile row's relevance counts this much of
-# the same score on one of that person's rows (measured on the recall benchmark's
-# DEV split: documentation/recall.md).
+# Asked about a person, a user-profile row's relevance counts this share of the same
+# score on that person's row (the recall benchmark's DEV split: documentation/recall.md).
 USER_ROW_WEIGHT = 0.6
 
 
@@ -259,9 +257,7 @@ def compact(
     if "until" in row:
         out["since"] = row["since"]
         out["until"] = row["until"]
-        # A past value has its own handle (contract §23): deleting or correcting it by the
-        # row's id would take the row's current value with it.
-        out["past_id"] = row["past_id"]
+        out["past_id"] = row["past_id"]  # §23: by the row's id, the current value would go
     elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
         out["since"] = row["since"]
     hypothesis = row["scope"] == "hypothesis"
@@ -289,11 +285,8 @@ def scored(
     user_weight: float = USER_ROW_WEIGHT,
 ) -> list[tuple[float, dict[str, Any]]]:
     """The candidates the query matches with their scores, best first (ties: a current
-    value before a past one, then the most recently written).
-
-    Asked about a person, the user's own profile rows weigh less than that
-    person's rows for the same words: the question is about them.
-    """
+    value before a past one, then the most recently written). Asked about a person, the
+    user's own rows weigh less than theirs for the same words: the question is about them."""
     from .relevance import score_rows
 
     scores = score_rows(query, candidates, drop_common)
@@ -334,12 +327,10 @@ def matches(
     a question about now is answered by what is current first (contract §20)."""
     hits = [r for _, r in scored(query, candidates, subject_id, drop_common, user_weight)]
     if about_time:
-        from .relevance import asks_about_an_end
+        from .terms import asks_about_an_end
 
         if asks_about_an_end(query):  # "when did we end …": a row that ended says when
-            return [r for r in hits if r.get("last_of_ended")] + [
-                r for r in hits if not r.get("last_of_ended")
-            ]
+            hits.sort(key=lambda r: not r.get("last_of_ended"))  # stable: else best first
         return hits
     return [r for r in hits if "until" not in r] + [r for r in hits if "until" in r]
 
@@ -441,12 +432,9 @@ def fit(
     max_chars: int,
     convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The longest prefix of ``memories`` whose ``json.dumps`` fits in ``max_chars``.
-
-    The length of a list's JSON is 2 + the items' lengths + 2 per separator, so
-    items are measured from the front, each once, and only until the budget is
-    spent.
-    """
+    """The longest prefix of ``memories`` whose ``json.dumps`` fits in ``max_chars``: a
+    list's JSON is 2 + its items' lengths + 2 per separator, so items are measured from
+    the front, each once, only until the budget is spent."""
     total = 2  # "[]"
     kept: list[dict[str, Any]] = []
     # With ``convert`` (``compact``), each item in its returned form, made while it fits.

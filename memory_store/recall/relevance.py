@@ -416,14 +416,6 @@ def about_time(query: str, words: list[str] | None = None) -> bool:
     return any(terms.stem_of(w) in en_cues() for w in words)
 
 
-def asks_about_an_end(query: str) -> bool:
-    """Whether a question asks about something ending (policy.END_CUES_*)."""
-    if any(cue in query for cue in policy.END_CUES_ZH.split()):
-        return True
-    words = set(query.lower().replace("?", " ").replace(",", " ").split())
-    return bool(words.intersection(policy.END_CUES_EN.split()))
-
-
 _ZH_CUES = policy.TIME_CUES_ZH.split()
 _EN_CUES: set[str] = set()
 

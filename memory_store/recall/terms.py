@@ -430,3 +430,13 @@ _BY_INITIAL: dict[str, list[tuple[str, str]]] = {}
 def _key(stem: str) -> str:
     """What every word that folds to ``stem`` begins with (studies: stud, for study)."""
     return stem[:-1] if stem.endswith("y") and len(stem) > 2 else stem
+
+
+def asks_about_an_end(query: str) -> bool:
+    """Whether a question asks about something ending (policy.END_CUES_*)."""
+    from .. import policy  # loaded already: the cue lists are policy, as data
+
+    if any(cue in query for cue in policy.END_CUES_ZH.split()):
+        return True
+    words = set(query.lower().replace("?", " ").replace(",", " ").split())
+    return bool(words.intersection(policy.END_CUES_EN.split()))

@@ -63,20 +63,17 @@ def _row(store: Any, memory_id: str) -> dict[str, Any]:
     )
 
 
-# How the page names one past value, in one place. Contract §23 gives every past value a
-# handle of its own (``past_id``, a parallel change); until the store has it, a past value
-# is named by its place in ``show``'s ``past`` list, and the confirmation's digest (its
-# value and dates) keeps a list that changed meanwhile from losing the wrong one. With
-# ``past_id``: ``past_handle`` returns ``entry["past_id"]``, ``_past_entry`` matches it, and
-# ``_delete_past`` is ``store.apply({"action": "delete", "past_id": handle})``.
+# How the page names one past value, in one place: its own handle, ``past_id`` (contract
+# §23), which the command line's apply takes too; the confirmation's digest (its value and
+# dates) still guards against a value that changed while the person read the question.
 def past_handle(index: int, entry: dict[str, Any]) -> str:
-    return str(index)
+    return str(entry.get("past_id") or "")
 
 
 def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
-    past = row.get("past") or []
-    if handle.isdigit() and int(handle) < len(past) and isinstance(past[int(handle)], dict):
-        return dict(past[int(handle)])
+    for entry in row.get("past") or []:
+        if isinstance(entry, dict) and handle and entry.get("past_id") == handle:
+            return dict(entry)
     raise MemoryStoreError(
         "MEMORY_NOT_FOUND", "that past value is not stored any more", {"past_id": handle}
     )
@@ -84,7 +81,7 @@ def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
 
 def _delete_past(store: Any, memory_id: str, handle: str) -> dict[str, Any]:
     _past_entry(_row(store, memory_id), handle)
-    return dict(store.delete_past(memory_id, int(handle)))
+    return dict(store.apply({"action": "delete", "past_id": handle}, verbose=True))
 
 
 def _label(store: Any, subject: str) -> str | None:
@@ -199,11 +196,16 @@ def run(store: Any, action: str, form: dict[str, str]) -> Done:
         return _saved(store, done, "已删除旧值", "Past value deleted")
     if action == "end":
         delta = {"action": "end", "id": _need(form, "memory_id")}
-        return _saved(store, store.apply(delta), "已记下不再如此", "Marked as no longer true")
+        return _saved(
+            store, store.apply(delta, verbose=True), "已记下不再如此", "Marked as no longer true"
+        )
     if action == "correct":
         row = _row(store, _need(form, "memory_id"))
         return _saved(
-            store, store.apply(_correction(row, _need(form, "value"))), "已纠正", "Corrected"
+            store,
+            store.apply(_correction(row, _need(form, "value")), verbose=True),
+            "已纠正",
+            "Corrected",
         )
     if action == "undo":
         result = store.undo(_need(form, "op_id"))

@@ -23,6 +23,45 @@ def one_line(text: str) -> str:
     return text.replace("\n", "⏎").replace("\t", " ")
 
 
+def _short(text: str, limit: int = 40) -> str:
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> str:
+    """An operation's one line: its first three changes, then how many more."""
+    parts = []
+    for r in results:
+        m, action = r["memory"], r["action"]
+        if action in ("created", "updated"):
+            part = f"{rows.label(m)} → {_short(m['value'])}"
+            if "replaced" in r:
+                part += f" (replaces {r['replaced']['scope']}.{r['replaced']['field']}, now past)"
+            elif "related" in r:
+                others = ", ".join(f"{m['scope']}.{o['field']}" for o in r["related"])
+                part += f" (also current: {others})"
+            parts.append(part)
+        elif action == "deleted":
+            parts.append(f"{rows.label(m)} deleted")
+        elif action == "ended":
+            parts.append(f"{rows.label(m)} ended")
+        elif action == "past_deleted":
+            parts.append(f"{rows.label(m)}: a past value deleted")
+        elif action == "past_corrected":
+            # The store-wide cap of past values may have trimmed it again in this batch.
+            corrected = next((p for p in m["past"] if p["past_id"] == r["past_id"]), None)
+            text = f" → {_short(corrected['value'])}" if corrected else ""
+            parts.append(f"{rows.label(m)}: past value corrected{text}")
+    if not parts:
+        return "no change"
+    text = "; ".join(parts[:3])
+    if len(parts) > 3:
+        text += f"; +{len(parts) - 3} more"
+    if pruned:
+        text += f" (pruned {len(pruned)} old row{'s' if len(pruned) > 1 else ''})"
+    return text
+
+
 def record_operation(
     conn: sqlite3.Connection, action: str, summary: str, entries: list[dict[str, Any]], when: str
 ) -> str:

@@ -11,7 +11,7 @@ import os
 from .. import policy
 from ..errors import error
 from ..storage import db, rows
-from . import caps, one_line, record_operation, timeline, trim_history
+from . import caps, record_operation, summarize, timeline, trim_history
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -33,44 +33,6 @@ class DryRun(Exception):
     def __init__(self, result: dict[str, Any]):
         super().__init__("dry run")
         self.result = result
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = one_line(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> str:
-    parts = []
-    for r in results:
-        m, action = r["memory"], r["action"]
-        if action in ("created", "updated"):
-            part = f"{rows.label(m)} → {_short(m['value'])}"
-            if "replaced" in r:
-                part += f" (replaces {r['replaced']['scope']}.{r['replaced']['field']}, now past)"
-            elif "related" in r:
-                others = ", ".join(f"{m['scope']}.{o['field']}" for o in r["related"])
-                part += f" (also current: {others})"
-            parts.append(part)
-        elif action == "deleted":
-            parts.append(f"{rows.label(m)} deleted")
-        elif action == "ended":
-            parts.append(f"{rows.label(m)} ended")
-        elif action == "past_deleted":
-            parts.append(f"{rows.label(m)}: a past value deleted")
-        elif action == "past_corrected":
-            # The store-wide cap of past values may have trimmed it again in this batch.
-            corrected = next((p for p in m["past"] if p["past_id"] == r["past_id"]), None)
-            text = f" → {_short(corrected['value'])}" if corrected else ""
-            parts.append(f"{rows.label(m)}: past value corrected{text}")
-    if not parts:
-        return "no change"
-    text = "; ".join(parts[:3])
-    if len(parts) > 3:
-        text += f"; +{len(parts) - 3} more"
-    if pruned:
-        text += f" (pruned {len(pruned)} old row{'s' if len(pruned) > 1 else ''})"
-    return text
 
 
 def read_payload(payload: object) -> Any:
@@ -153,55 +115,6 @@ def _apply(
     result["dry_run"] = False
     session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)
     return result, deltas
-
-
-def delete_past(session: Session, memory_id: str, index: int) -> dict[str, Any]:
-    """Remove one past value (``show``'s ``past[index]``) from its row, as one undoable
-    operation with apply's result; the row and its other values stay.
-
-    The served page's "forget this past value" until past values carry their own handle
-    (contract §23's ``past_id``; then ``{"action": "delete", "past_id": …}`` in apply)."""
-    session.gate(session.settings())
-    with session.transaction():
-        settings = session.settings()
-        session.gate(settings)
-        row = rows.find_by_id(session.conn, memory_id)
-        past = rows.past_of(row) if row is not None else []
-        if row is None or not 0 <= index < len(past):
-            raise error(
-                "MEMORY_NOT_FOUND",
-                "that past value is not stored any more; nothing was changed",
-                id=memory_id,
-            )
-        if not rows.is_current(row) and len(past) == 1:
-            raise error(
-                "INVALID_ARGUMENTS",
-                "it is the only value this ended memory holds; forget the memory instead",
-                id=memory_id,
-            )
-        gone = past.pop(index)
-        seq = settings["write_seq"] + 1
-        now = rows.now()
-        kept = json.dumps(past, ensure_ascii=False) if past else None
-        session.conn.execute(
-            "UPDATE memories SET past = ?, updated_at = ?, write_seq = ? WHERE id = ?",
-            (kept, now, seq, memory_id),
-        )
-        new = {**row, "past": kept, "updated_at": now, "write_seq": seq}
-        summary = f"{rows.label(row)} past value deleted: {_short(str(gone['value']))}"
-        entry = {"id": memory_id, "before": row, "after": new}
-        op_id = record_operation(session.conn, "apply", summary, [entry], now)
-        trimmed = trim_history(session.conn)
-        session.set(write_seq=seq, **({"erase_pending": True} if trimmed else {}))
-    session.finish_erasure(True, db.SHORT_ERASE_WAIT_MS)
-    return {
-        "op_id": op_id,
-        "results": [{"index": 0, "action": "updated", "memory": rows.public(new)}],
-        "pruned": [],
-        "summary": summary,
-        "undo_hint": session.location.command("undo", "--op-id", op_id),
-        "dry_run": False,
-    }
 
 
 def _warn_unlabelled(results: list[dict[str, Any]], fresh: dict[str, int]) -> None:
