@@ -260,16 +260,7 @@ def compact(
         out["past_id"] = row["past_id"]  # §23: by the row's id, the current value would go
     elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
         out["since"] = row["since"]
-    hypothesis = row["scope"] == "hypothesis"
-    if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
-        out["confidence"] = row["confidence"]
-    if row["source_type"] != "user_explicit":
-        out["source_type"] = row["source_type"]
-    if hypothesis:
-        out["source_ref"] = row["source_ref"]  # a guess travels with its evidence
-    if row["pinned"]:
-        out["pinned"] = True
-    return out
+    return rows.with_compact_tail(out, row)
 
 
 def _recent_first(pair: tuple[float, dict[str, Any]]) -> tuple[float, bool, str, int]:

@@ -94,6 +94,12 @@ def compact_written(row: dict[str, Any], subject_id: str | None = None) -> dict[
         out.update(value=last["value"], since=last["since"], until=last["until"])
     if row["occurred_at"]:
         out["occurred_at"] = row["occurred_at"]
+    return with_compact_tail(out, row)
+
+
+def with_compact_tail(out: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """The keys a compact row (contract §13) carries only when they tell the reader
+    something, added to ``out``: ``recall.compact`` and :func:`compact_written` share them."""
     hypothesis = row["scope"] == "hypothesis"
     if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
         out["confidence"] = row["confidence"]
