@@ -231,6 +231,15 @@ class Batch:
         past = rows.past_of(row)
         entry = past[k]
         if d["action"] == "delete":
+            if not rows.is_current(row) and len(past) == 1:  # an ended row is its past
+                raise error(
+                    "INVALID_DELTA",
+                    f"delta {i} names the only value an ended memory holds; delete the "
+                    "memory itself (its id) instead",
+                    index=i,
+                    past_id=d["past_id"],
+                    id=row["id"],
+                )
             del past[k]
             action = "past_deleted"
         else:

@@ -1,5 +1,5 @@
-"""Removing one past value (``MemoryStore.delete_past``, the served page's "forget this
-past value"): one undoable operation; the row and its other values stay.
+"""Removing one past value by its ``past_id`` (``apply``, what the served page's "forget
+this past value" runs): one undoable operation; the row and its other values stay.
 
 Real stores through the CLI and the library; ``show`` and ``log`` read back what happened.
 """
@@ -22,20 +22,27 @@ def _city(*values: str) -> str:
     return str(row["id"])
 
 
-def _past(memory_id: str) -> list[str]:
+def _row(memory_id: str) -> dict:
     (row,) = [m for m in ok("show")["memories"] if m["id"] == memory_id]
-    return [p["value"] for p in row["past"]]
+    return row
+
+
+def _past(memory_id: str) -> list[str]:
+    return [p["value"] for p in _row(memory_id)["past"]]
+
+
+def _forget_past(past_id: str) -> dict:
+    return MemoryStore().apply({"action": "delete", "past_id": past_id})
 
 
 def test_one_past_value_goes_and_undo_brings_it_back(enabled: Path) -> None:
     memory_id = _city("北京", "上海", "杭州")
     assert _past(memory_id) == ["北京", "上海"]
-    result = MemoryStore().delete_past(memory_id, 0)
+    result = _forget_past(_row(memory_id)["past"][0]["past_id"])
     assert _past(memory_id) == ["上海"]
-    (row,) = [m for m in ok("show")["memories"] if m["id"] == memory_id]
+    row = _row(memory_id)
     assert row["value"] == "杭州" and row["ended"] is False
     assert ok("log")["operations"][0]["op_id"] == result["op_id"]
-    assert "past value deleted: 北京" in result["summary"]
     ok("undo", "--op-id", result["op_id"])
     assert _past(memory_id) == ["北京", "上海"]
 
@@ -43,24 +50,27 @@ def test_one_past_value_goes_and_undo_brings_it_back(enabled: Path) -> None:
 def test_a_missing_past_value_changes_nothing(enabled: Path) -> None:
     memory_id = _city("北京", "杭州")
     before = ok("log")["operations"]
-    for memory, index in ((memory_id, 1), (memory_id, -1), ("m-0000000000000000", 0)):
-        with pytest.raises(MemoryStoreError) as caught:
-            MemoryStore().delete_past(memory, index)
-        assert caught.value.code == "MEMORY_NOT_FOUND"
-    assert ok("log")["operations"] == before and _past(memory_id) == ["北京"]
-
-
-def test_the_only_value_of_an_ended_row_is_forgotten_with_the_row(enabled: Path) -> None:
-    memory_id = _city("北京")
-    put({"action": "end", "id": memory_id})
     with pytest.raises(MemoryStoreError) as caught:
-        MemoryStore().delete_past(memory_id, 0)
-    assert caught.value.code == "INVALID_ARGUMENTS" and _past(memory_id) == ["北京"]
+        _forget_past("p-0000000000000000")
+    assert caught.value.code == "MEMORY_NOT_FOUND"
+    assert ok("log")["operations"] == before and _past(memory_id) == ["北京"]
 
 
 def test_it_needs_consent_like_any_write(enabled: Path) -> None:
     memory_id = _city("北京", "杭州")
+    past_id = _row(memory_id)["past"][0]["past_id"]
     ok("pause")
     with pytest.raises(MemoryStoreError) as caught:
-        MemoryStore().delete_past(memory_id, 0)
+        _forget_past(past_id)
     assert caught.value.code == "MEMORY_PAUSED" and _past(memory_id) == ["北京"]
+
+
+def test_the_only_value_of_an_ended_row_is_forgotten_with_the_row(enabled: Path) -> None:
+    """An ended row holds nothing but its past: deleting that value alone would leave a
+    row with no value at all (which export and import refuse)."""
+    memory_id = _city("北京")
+    put({"action": "end", "id": memory_id})
+    with pytest.raises(MemoryStoreError) as caught:
+        _forget_past(_row(memory_id)["past"][0]["past_id"])
+    assert caught.value.code == "INVALID_DELTA" and _past(memory_id) == ["北京"]
+    assert caught.value.details["id"] == memory_id
