@@ -237,6 +237,7 @@ class Batch:
                     f"delta {i} names the only value an ended memory holds; delete the "
                     "memory itself (its id) instead",
                     index=i,
+                    path=f"{self.where}[{i}].past_id",
                     past_id=d["past_id"],
                     id=row["id"],
                 )

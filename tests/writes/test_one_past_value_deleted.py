@@ -6,10 +6,11 @@ Real stores through the CLI and the library; ``show`` and ``log`` read back what
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from support import delta, ok, put
+from support import delta, fails, ok, put
 
 from memory_store import MemoryStore
 from memory_store.errors import MemoryStoreError
@@ -74,3 +75,6 @@ def test_the_only_value_of_an_ended_row_is_forgotten_with_the_row(enabled: Path)
         _forget_past(_row(memory_id)["past"][0]["past_id"])
     assert caught.value.code == "INVALID_DELTA" and _past(memory_id) == ["北京"]
     assert caught.value.details["id"] == memory_id
+    body = json.dumps({"action": "delete", "past_id": _row(memory_id)["past"][0]["past_id"]})
+    r = fails("INVALID_DELTA", "apply", "--json", body)  # the envelope the schema describes
+    assert r.error["details"]["path"].startswith("$")
