@@ -183,3 +183,65 @@ def test_no_call_loads_more_of_the_package_than_before(
 ) -> None:
     own = sorted(m for m in loaded_modules(*args) if m.split(".")[0] == "memory_store")
     assert len(own) <= most, own
+
+
+# main() as the console script calls it (no argv: the process is the command's), then
+# whether the cyclic collector is on when the command is done.
+COLLECTOR_PROBE = """
+import gc, sys
+from memory_store.cli import main
+sys.argv = ["memory-store", *sys.argv[1:]]
+code = main() if sys.argv[1:2] != ["--argv"] else main(sys.argv[2:])
+sys.stdout.flush()
+print("collector", gc.isenabled(), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def collector_after(*args: str, env: dict[str, str] | None = None) -> bool:
+    proc = subprocess.run(
+        [sys.executable, "-c", COLLECTOR_PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stderr.strip().splitlines()[-1] == "collector True"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status"],
+        ["context", "--subject-id", "obj-a", "--query", "他们吵架了吗？ any conflict?"],
+        ["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))],
+    ],
+    ids=lambda v: v[0],
+)
+def test_a_one_call_process_runs_without_the_cyclic_collector(
+    populated: Path, args: list[str]
+) -> None:
+    # Reference counting frees what a call drops; the collector's passes over the
+    # modules just imported were ~2 % of a turn (documentation/performance.md).
+    assert collector_after(*args) is False
+    assert ok("context", "--subject-id", "obj-a")["subject_known"] is True
+
+
+def test_main_called_with_arguments_leaves_the_callers_collector_alone(populated: Path) -> None:
+    # A program (or a test) calling main(["status"]) in its own process keeps its own GC.
+    assert collector_after("--argv", "status") is True
+
+
+def test_a_server_turns_the_collector_back_on(populated: Path) -> None:
+    # `memory-store mcp` lives as long as its client: with standard input closed at once
+    # the server ends, and the collector main() turned off was back on while it served.
+    assert collector_after("mcp") is True
+
+
+def test_the_page_server_turns_the_collector_back_on(populated: Path) -> None:
+    import os
+
+    env = {**os.environ, "MEMORY_STORE_PAGE_IDLE_SECONDS": "1"}  # ends after 1 s unused
+    assert collector_after("review", "--serve", "--no-open", env=env) is True

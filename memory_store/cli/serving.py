@@ -8,6 +8,7 @@ needs only the standard library; it prints its one envelope here, once it listen
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from ..errors import dumps, envelope, write
@@ -60,6 +61,7 @@ def _print_address(address: str) -> None:
 
 def serve(name: str, store: Any, args: dict[str, Any]) -> None:
     """Serve ``name`` until its client leaves (mcp) or the person is done (the page)."""
+    gc.enable()  # a server lives on: the collector main() turned off for one call is back
     if name == "mcp":
         _serve_mcp(store)
         return
