@@ -132,15 +132,17 @@ def confirmation(
     )
 
 
-def closed() -> str:
-    """The body the person sees after pressing done: the server has stopped."""
+def closed(reopen: str) -> str:
+    """The body the person sees after pressing done: the server has stopped. ``reopen`` is
+    the command that serves the page again, as this person's shell must be given it."""
     return (
         '<main><section class="card"><h2>' + bi("页面已关闭", "The page is closed") + "</h2>"
         '<p class="note">'
         + say(
-            "服务已停止，可以关闭这个标签页。需要时请助手再打开，或运行 memory-store review --serve。",
+            "服务已停止，可以关闭这个标签页。需要时请助手再打开，或运行：",
             "The server has stopped; you can close this tab. Ask the assistant to open it again, "
-            "or run memory-store review --serve.",
+            "or run:",
         )
+        + f"</p><p><code>{e(reopen)}</code>"
         + "</p></section></main>"
     )

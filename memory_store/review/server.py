@@ -256,7 +256,9 @@ class _Handler(BaseHTTPRequestHandler):
         state.last = time.monotonic()
         action = urlsplit(self.path).path.lstrip("/")
         if action == "done":
-            self._html(document(asking.closed(), None))
+            self._html(
+                document(asking.closed(state.store.location.command("review", "--serve")), None)
+            )
             state.done.set()
             return None
         if action not in actions.FIELDS:

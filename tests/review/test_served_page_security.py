@@ -163,6 +163,25 @@ def test_done_ends_the_server(page: Served) -> None:
     )
     assert reply.status == 200 and "The page is closed" in reply.text
     assert page.ended() == 0
+    # The page names the command that serves it again, as the person's shell takes it
+    # (this store's directory, this install's program); run, it serves the page again.
+    import html
+
+    found = re.search(r"<code>([^<]*review --serve)</code>", reply.text)
+    assert found, reply.text
+    again = subprocess.run(
+        ["sh", "-c", html.unescape(found.group(1)) + " --no-open"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **os.environ,
+            "MEMORY_STORE_PAGE_IDLE_SECONDS": "1",
+            "MEMORY_STORE_DIR": "/nonexistent",
+        },
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert json.loads(again.stdout.splitlines()[0])["data"]["serving"] is True
 
 
 def test_the_server_ends_when_idle(enabled: Path) -> None:
