@@ -178,6 +178,25 @@ def test_hints_of_an_install_off_path_name_its_script_and_run(
     assert _in_a_shell(fix)["data"]["fixed"] == ["memory.sqlite3"]
 
 
+def test_a_mistyped_or_missing_command_points_at_help_the_shell_runs(
+    venv_install: Path, tmp_path: Path
+) -> None:
+    script = shlex.quote(str(venv_install / "memory-store"))
+    for args in (("xyzzy",), ()):  # nothing close to suggest: the hint is --help
+        refused = _installed(venv_install, tmp_path / "s", *args)
+        assert refused["error"]["code"] == "INVALID_ARGUMENTS"
+        assert f"`{script} --help`" in refused["error"]["message"], refused
+        helped = subprocess.run(
+            f"{script} --help",
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PATH": SHELL_PATH},
+        )
+        assert helped.returncode == 0 and "status" in helped.stdout
+
+
 def test_the_bare_name_where_the_shell_finds_this_install(
     venv_install: Path, tmp_path: Path
 ) -> None:

@@ -376,7 +376,9 @@ def _run(
                 raise  # not the parser's (_Parser.error): as it is
             command, message, details = exc.command, exc.message, dict[str, "Any"]()
             if "required: COMMAND" in message:
-                message = f"a command is required; see `{PROG} --help`"
+                from ..storage.files import program  # as this person's shell runs it
+
+                message = f"a command is required; see `{program()} --help`"
             elif command and any(a.split("=")[0] in ("--format", "--data-dir") for a in args[1:]):
                 message += " (global options go before the command)"
             elif any(w in message for w in ("invalid choice", "unrecognized arg", "one of: ")):

@@ -73,7 +73,9 @@ def suggestion(message: str, command: str | None, args: list[str]) -> tuple[str,
         close = get_close_matches(given, allowed, n=3, cutoff=0.6)
         if what == "COMMAND":
             message = f"{given!r} is not a command"
-            see = "`memory-store --help` lists them"
+            from ..storage.files import program  # the words this person's shell runs
+
+            see = f"`{program()} --help` lists them"
         else:
             message = f"{what} cannot be {given!r}: choose from {', '.join(allowed)}"
             see = ""
