@@ -74,9 +74,11 @@ _URL_CREDENTIALS = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@"
 # "(dot)", and " dot ", are rewritten to "@" and "." first (_unbracket), so that
 # the patterns stay plain ASCII: re compiles in Python, and a case-insensitive
 # class with a non-ASCII bracket or nested optional spellings cost several
-# milliseconds per process. The lookbehind and the possessive "++" try each
-# local part once, which keeps the search linear.
-_LOCAL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]++"
+# milliseconds per process. The lookbehind starts a local part only where a run of
+# its characters starts, and what follows it (" ", "@", whitespace) is never one of
+# them, so each run is tried once and gives back at most its own length: the search
+# stays linear without 3.11's possessive "++", which Python 3.10 cannot compile.
+_LOCAL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+"
 _DOMAIN = r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
 _EMAIL = rf"{_LOCAL} ?@ ?{_DOMAIN}"
 _SPELLED_EMAIL = rf"({_LOCAL})\s+[Aa][Tt]\s+{_DOMAIN}"

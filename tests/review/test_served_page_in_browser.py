@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 from support import ROOT, delta, find_leaks, ok, put
 from support.browser import build_realistic_store
 from support.page import Served, chromium, serve
@@ -264,6 +263,7 @@ def test_ci_installs_what_these_tests_need_and_never_skips_them() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "export MEMORY_STORE_REQUIRE_BROWSER=1" in ci.splitlines()
     assert "apt-get install -y -qq chromium" in ci
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     test_extra = project["project"]["optional-dependencies"]["test"]
     assert any(d.startswith("playwright") for d in test_extra)
