@@ -148,20 +148,28 @@ def context(
     return result
 
 
-def in_time(query: str | None, timely: bool, ranked: list[Any], *rest: Any) -> tuple[Any, Any]:
+def in_time(
+    query: str | None,
+    timely: bool,
+    ranked: list[dict[str, Any]],
+    pool: list[dict[str, Any]],
+    first: list[dict[str, Any]],
+    user_first: bool,
+    as_of: str | None,
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """``ranked`` and ``data.as_of`` for a question about time (``timely``) or a day asked
     for (``anchors.reorder``, §24). A question asking for a date ("when did we meet?",
     "哪天") names none: §20's order, and ``anchors`` is not even imported."""
-    text = query or ""
-    if rest[-1] is None:  # no day asked for: the question's own time, if it names one
-        first = text.lower().split(None, 1)[:1]
-        if not timely or first in ([w] for w in policy.DATE_QUESTIONS_EN.split()):
+    if as_of is None:  # no day asked for: the question's own time, if it names one
+        text = query or ""
+        opening = text.lower().split(None, 1)[:1]  # "when …": its first word
+        if not timely or (opening and opening[0] in policy.DATE_QUESTIONS_EN.split()):
             return ranked, None
         if any(w in text for w in policy.DATE_QUESTIONS_ZH.split()):
             return ranked, None
     from .anchors import reorder
 
-    return reorder(query, ranked, *rest)
+    return reorder(query, ranked, pool, first, user_first, as_of)
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
@@ -366,7 +374,9 @@ def search(
     current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)
-    first_person = (about_time or as_of) and speaks_of_user(query, [], terms.fold_text(query)[1])
+    first_person = bool(about_time or as_of) and speaks_of_user(
+        query, [], terms.fold_text(query)[1]
+    )
     ranked, anchor = in_time(query, about_time, ranked, ranked, [], first_person, as_of)
     if about_time or as_of is not None:
         dated = dated | {r["id"] for r in ranked}
