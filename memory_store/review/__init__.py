@@ -147,8 +147,8 @@ def _past(row: dict[str, Any], page: _Page) -> str:
         f' <span class="src">({pair(SOURCES, p.get("source_type"))})</span>'
         # Its own handle (contract §23): removing or correcting it never takes the row.
         f' <code class="id past-id">{e(p.get("past_id") or "")}</code>'
-        f"{'' if controls is None else controls.past(row, i, p)}</li>"
-        for i, p in enumerate(past)
+        f"{'' if controls is None else controls.past(row, p)}</li>"
+        for p in past
         if isinstance(p, dict)
     )
     return f'<div class="history">{bi("以前", "Earlier")}<ol>{items}</ol></div>'

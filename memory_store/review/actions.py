@@ -63,13 +63,9 @@ def _row(store: Any, memory_id: str) -> dict[str, Any]:
     )
 
 
-# How the page names one past value, in one place: its own handle, ``past_id`` (contract
-# §23), which the command line's apply takes too; the confirmation's digest (its value and
-# dates) still guards against a value that changed while the person read the question.
-def past_handle(index: int, entry: dict[str, Any]) -> str:
-    return str(entry.get("past_id") or "")
-
-
+# The page names one past value by its own handle, ``past_id`` (contract §23), which the
+# command line's apply takes too; the confirmation's digest (its value and dates) still
+# guards against a value that changed while the person read the question.
 def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
     for entry in row.get("past") or []:
         if isinstance(entry, dict) and handle and entry.get("past_id") == handle:

@@ -77,15 +77,13 @@ class Controls:
             )
         return f'<div class="acts">{"".join(acts)}</div>'
 
-    def past(self, row: dict[str, Any], index: int, entry: dict[str, Any]) -> str:
-        """A past value's own forget button (``actions.past_handle`` names it); none for
+    def past(self, row: dict[str, Any], entry: dict[str, Any]) -> str:
+        """A past value's own forget button, by its ``past_id`` (contract §23); none for
         the only value an ended row holds (forgetting the row is that)."""
-        from .actions import past_handle
-
         if row.get("ended") and len(row.get("past") or []) <= 1:
             return ""
         label = bi("删除这个旧值", "Forget this past value")
-        handle = past_handle(index, entry)
+        handle = str(entry.get("past_id") or "")
         button = self._form(
             "/forget-past", label, "danger", memory_id=row.get("id"), past_id=handle
         )
