@@ -188,14 +188,10 @@ def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:
 
 
 def _name(first: list[dict[str, Any]]) -> str:
-    """The person's name: their display label up to its first bracket or comma."""
-    if not first:
-        return ""
-    name = first[0]["value"]
-    for i, ch in enumerate(name):
-        if ch in " (（,，:：-—":
-            return name[:i]
-    return name
+    """The person's name as a question says it (``terms.spoken_name`` of their label)."""
+    from .terms import spoken_name
+
+    return spoken_name(first[0]["value"]) if first else ""
 
 
 def _other(row: dict[str, Any], wanted: str | None) -> bool:

@@ -427,7 +427,6 @@ def en_cues() -> set[str]:
 
 
 _FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
-_NAME_ENDS = " (（,，:：-—"
 
 
 def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
@@ -438,11 +437,7 @@ def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) ->
     first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
     if not first or not label:
         return first
-    name = label[0]["value"].strip()
-    for i, ch in enumerate(name):
-        if ch in _NAME_ENDS:
-            name = name[:i]
-            break
+    name = terms.spoken_name(label[0]["value"].strip())
     return not name or name.lower() not in query.lower()
 
 

@@ -440,3 +440,10 @@ def asks_about_an_end(query: str) -> bool:
         return True
     words = set(query.lower().replace("?", " ").replace(",", " ").split())
     return bool(words.intersection(policy.END_CUES_EN.split()))
+
+
+def spoken_name(label: str) -> str:
+    """What a question calls a person by: their display label up to its first space,
+    bracket, comma, colon or dash ("Rosa (from work)" → "Rosa", "小林，设计师" → "小林")."""
+    cut = next((i for i, ch in enumerate(label) if ch in " (（,，:：-—"), len(label))
+    return label[:cut]
