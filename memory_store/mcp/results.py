@@ -7,7 +7,7 @@ import inspect
 import json
 import logging
 import os
-from typing import Any
+from typing import Any, TypeGuard
 
 from mcp_types import CallToolResult, TextContent
 
@@ -62,9 +62,12 @@ def refusal_of(text: str) -> dict[str, Any] | None:
         payload = json.loads(text)
     except ValueError:
         return None
-    if isinstance(payload, dict) and set(payload) == {"code", "message", "details"}:
-        return payload
-    return None
+    return payload if is_refusal(payload) else None
+
+
+def is_refusal(payload: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``payload`` has a refusal's shape: exactly ``{code, message, details}``."""
+    return isinstance(payload, dict) and set(payload) == {"code", "message", "details"}
 
 
 def run_tool(store: Any, command: Command, args: dict[str, Any]) -> CallToolResult:

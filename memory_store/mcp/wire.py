@@ -39,7 +39,7 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 
-from .results import refusal_text
+from .results import is_refusal, refusal_text
 
 # The tool a refused call is re-addressed to: no tool has this name (names hold no "/").
 REFUSED_TOOL = "memory-store/refused"
@@ -258,7 +258,7 @@ def refusals() -> Any:
             return await call_next(ctx)
         payload = params.get("arguments")
         result = await call_next(ctx)
-        if not (isinstance(payload, dict) and set(payload) == {"code", "message", "details"}):
+        if not is_refusal(payload):
             return result
         answer = {k: v for k, v in result.items() if k != "structuredContent"}
         return {
