@@ -219,6 +219,9 @@ SEARCH_MAX_CHARS_DEFAULT = 2000
 # Field syntax (full matches).
 SUBJECT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 FIELD_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+# The offset after an event's time: Z, or the offsets clocks use (-12:00 to +14:00, within
+# ±14:59). One rule for what apply takes and what import takes back (contract §27).
+OFFSET_PATTERN = r"Z|[+-](?:0[0-9]|1[0-4]):[0-5][0-9]"
 
 # Conventional field names; not enforced, documented in references/memory-rules.md.
 CONVENTIONAL_FIELDS: dict[str, tuple[str, ...]] = {

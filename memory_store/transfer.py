@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # the offset each event time was written in, occurred_offset (§27).
 EXPORT_FORMAT = "memory-store-export/v3"
 READ_FORMATS = ("memory-store-export/v1", "memory-store-export/v2", EXPORT_FORMAT)
-_OFFSET_RE = re.compile(r"Z|[+-](0[0-9]|1[0-4]):[0-5][0-9]")
+_OFFSET_RE = re.compile(policy.OFFSET_PATTERN)  # what apply takes (writes/validation.py)
 # What an upsert delta carries of a row (the rest is the row's identity or its times).
 _DELTA_KEYS = tuple(k for k in ROW_KEYS if k not in ("id", "created_at", "updated_at"))
 

@@ -292,6 +292,31 @@ def test_the_offset_an_event_time_was_written_in_survives_export_and_import(
     assert "2026-07-20 19:30 +08:00" in text and ">2026-07-20 11:30" not in text
 
 
+@pytest.mark.parametrize("offset", ["+14:00", "-12:00", "+05:45", "-00:30", "Z"])
+def test_every_offset_apply_takes_comes_back_from_its_own_export(
+    enabled: Path, offset: str
+) -> None:
+    """§27: apply and import read one offset rule, so a store's export always imports."""
+    put(delta("event", field="conflict", value="吵架", occurred_at=f"2026-07-20T19:30{offset}"))
+    doc = ok("export")["document"]
+    ok("revoke", "--delete", "--confirm")
+    ok("enable", "--confirm")
+    ok("import", "-", input=json.dumps(doc, ensure_ascii=False))
+    again = ok("export")["document"]["memories"]
+    assert [m["occurred_offset"] for m in again if m["scope"] == "event"] == [offset]
+
+
+@pytest.mark.parametrize("offset", ["+15:00", "+20:00", "-23:59", "+08:60"])
+def test_apply_refuses_an_offset_no_clock_uses_which_import_would_refuse(
+    enabled: Path, offset: str
+) -> None:
+    # Before, apply took +20:00 (any offset under 24 hours) and import refused the export.
+    body = delta("event", field="conflict", value="吵架", occurred_at=f"2026-07-20T19:30{offset}")
+    r = fails("INVALID_DELTA", "apply", "--json", json.dumps(body, ensure_ascii=False))
+    assert r.error["details"]["path"].endswith("occurred_at")
+    assert ok("show")["count"] == 0
+
+
 def _as_version_two(doc: dict[str, Any]) -> dict[str, Any]:
     doc["format"] = "memory-store-export/v2"
     for m in doc["memories"]:

@@ -26,7 +26,7 @@ _FIELD_RE = re.compile(policy.FIELD_PATTERN.rstrip("$"))
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DATETIME_RE = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
-    r"(?::([0-9]{2})(?:\.([0-9]{1,6}))?)?(Z|[+-][0-9]{2}:[0-9]{2})"
+    rf"(?::([0-9]{{2}})(?:\.([0-9]{{1,6}}))?)?({policy.OFFSET_PATTERN})"
 )
 
 
@@ -228,9 +228,7 @@ def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
         offset = timezone.utc
         if tz != "Z":
             sign = 1 if tz[0] == "+" else -1
-            hh, mm = int(tz[1:3]), int(tz[4:6])
-            if hh > 23 or mm > 59:
-                raise ValueError
+            hh, mm = int(tz[1:3]), int(tz[4:6])  # in range: policy.OFFSET_PATTERN
             from datetime import timedelta
 
             offset = timezone(sign * timedelta(hours=hh, minutes=mm))
