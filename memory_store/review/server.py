@@ -126,6 +126,11 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def _place_of(subject: Any) -> str:
+    """Where on the page a subject's card is (``#…``); "" for the top of the page."""
+    return "#" + quote(anchor(subject), safe="-._:") if isinstance(subject, str) else ""
+
+
 def _problem(exc: MemoryStoreError) -> tuple[str, bool, None]:
     return (f'<span class="code">{e(exc.code)}</span> {e(exc.message)}', True, None)
 
@@ -219,8 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
             state.spent = True
             state.last = time.monotonic()
         cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path=/"
-        where = "/" if state.subject is None else "/#" + quote(anchor(state.subject), safe="-._:")
-        self._redirect(where, (("Set-Cookie", cookie),))
+        self._redirect("/" + _place_of(state.subject), (("Set-Cookie", cookie),))
 
     def _page(self, note: tuple[str, bool, str | None] | None) -> str:
         state = self.server.state
@@ -306,16 +310,12 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
             note = _problem(INTERNAL)
         key = state.notes.add(secrets.token_urlsafe(12), note)
-        where = f"/?note={key}" + (
-            "" if subject is None else "#" + quote(anchor(subject), safe="-._:")
-        )
-        return self._redirect(where)
+        return self._redirect(f"/?note={key}" + _place_of(subject))
 
     def _ask(self, action: str, facts: dict[str, Any], form: dict[str, str], changed: bool) -> None:
         state = self.server.state
         fields = {k: v for k, v in form.items() if k in actions.FIELDS[action]}
-        subject = facts.get("subject_id")
-        back = "/" if not isinstance(subject, str) else "/#" + quote(anchor(subject), safe="-._:")
+        back = "/" + _place_of(facts.get("subject_id"))
         body = asking.confirmation(action, facts, fields, state.token(), back, changed)
         self._html(document(body, None))
 
