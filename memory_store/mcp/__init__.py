@@ -35,7 +35,7 @@ from ..commands.catalog import COMMANDS
 from ..errors import MemoryStoreError
 from . import schemas
 from .confirmation import Confirm, answered_with_an_error, confirmed, resolver
-from .results import refusal, refusal_of, refusal_text, run_tool, with_signature
+from .results import as_refusal, refusal, refusal_of, run_tool, with_signature
 from .wire import CheckedLines, refusals
 
 INSTRUCTIONS = """\
@@ -179,9 +179,7 @@ def _uniform_errors() -> Any:
             code, message = "INTERNAL_ERROR", "the memory server failed unexpectedly"
         else:
             code, message = "INVALID_ARGUMENTS", text.removeprefix(prefix + ": ")
-        payload = {"code": code, "message": message, "details": {"tool": name}}
-        answer = {k: v for k, v in result.items() if k != "structuredContent"}
-        return {**answer, "content": [{"type": "text", "text": refusal_text(payload)}]}
+        return as_refusal(result, {"code": code, "message": message, "details": {"tool": name}})
 
     return middleware
 

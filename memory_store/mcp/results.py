@@ -56,6 +56,13 @@ def refusal(error: MemoryStoreError) -> CallToolResult:
     )
 
 
+def as_refusal(result: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """A tool result as the wire carries it, recast as the refusal ``payload``: its text
+    only, no structured content (as :func:`refusal` makes one)."""
+    answer = {k: v for k, v in result.items() if k != "structuredContent"}
+    return {**answer, "content": [{"type": "text", "text": refusal_text(payload)}], "isError": True}
+
+
 def refusal_of(text: str) -> dict[str, Any] | None:
     """The ``{code, message, details}`` a refusal's text carries; None for other text."""
     try:

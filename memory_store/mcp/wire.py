@@ -39,7 +39,7 @@ from mcp_types import (
     jsonrpc_message_adapter,
 )
 
-from .results import is_refusal, refusal_text
+from .results import as_refusal, is_refusal
 
 # The tool a refused call is re-addressed to: no tool has this name (names hold no "/").
 REFUSED_TOOL = "memory-store/refused"
@@ -260,11 +260,6 @@ def refusals() -> Any:
         result = await call_next(ctx)
         if not is_refusal(payload):
             return result
-        answer = {k: v for k, v in result.items() if k != "structuredContent"}
-        return {
-            **answer,
-            "content": [{"type": "text", "text": refusal_text(payload)}],
-            "isError": True,
-        }
+        return as_refusal(result, payload)
 
     return middleware
