@@ -292,14 +292,10 @@ def _history(row: dict[str, Any], index: int, path: str, version: int) -> dict[s
                 index,
             )
     if version < 3 and past:
-        from .storage.migrations import past_id_for
+        from .storage.migrations import with_past_ids
 
-        seen: dict[str, int] = {}
         past = [dict(p) for p in past]
-        for p in past:
-            content = json.dumps([p["value"], p["since"], p["until"]], ensure_ascii=False)
-            seen[content] = seen.get(content, -1) + 1
-            p["past_id"] = past_id_for(str(row["id"]), p, seen[content])
+        with_past_ids(str(row["id"]), past)  # the handles migration 4 gives
     if past and row["scope"] not in policy.HISTORY_SCOPES:
         raise _bad(f"a {row['scope']} row keeps no past values", f"{path}.past", index)
     ended, pinned = row["ended"], row["pinned"]

@@ -117,8 +117,9 @@ def past_id_for(memory_id: str, entry: dict[str, Any], occurrence: int) -> str:
     return "p-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _with_past_ids(memory_id: str, past: list[dict[str, Any]]) -> bool:
-    """Give each entry of ``past`` without a ``past_id`` its handle; whether any changed."""
+def with_past_ids(memory_id: str, past: list[dict[str, Any]]) -> bool:
+    """Give each entry of ``past`` without a ``past_id`` its handle (:func:`past_id_for`);
+    whether any changed. An imported version-2 document's past values get theirs so too."""
     seen: dict[str, int] = {}
     changed = False
     for entry in past:
@@ -139,7 +140,7 @@ def m004_past_ids(conn: sqlite3.Connection) -> None:
         "SELECT id, past FROM memories WHERE past IS NOT NULL"
     ).fetchall():
         past = json.loads(raw)
-        if _with_past_ids(memory_id, past):
+        if with_past_ids(memory_id, past):
             conn.execute(
                 "UPDATE memories SET past = ? WHERE id = ?",
                 (json.dumps(past, ensure_ascii=False), memory_id),
@@ -152,7 +153,7 @@ def m004_past_ids(conn: sqlite3.Connection) -> None:
                 row = entry.get(side)
                 if row is not None and row.get("past"):
                     past = json.loads(row["past"])
-                    if _with_past_ids(row["id"], past):
+                    if with_past_ids(row["id"], past):
                         row["past"] = json.dumps(past, ensure_ascii=False)
                         changed = True
         if changed:
