@@ -159,10 +159,11 @@ def revoke_delete(location: Location) -> dict[str, Any]:
         }
     file_writes.remove_unsafe_side_files(location.path)
     deleted_rows, clean = _empty_if_readable(location)
-    overwritten = _remove_files(location.path, clean)
-    # Only once the files are gone: interrupted before, the store is still there (intact
-    # and revoked, or empty and revoked), and it says revoked by itself.
+    # Before a file goes: the database says revoked until its last byte is removed and
+    # the tombstone says it from before, so a kill at any instant between leaves
+    # "revoked", never a directory that reads as "never asked" (documentation/privacy.md).
     left = tombstone.write(location.data_dir, now())
+    overwritten = _remove_files(location.path, clean)
     return {
         "consent_enabled": False,
         "deleted": True,
