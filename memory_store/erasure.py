@@ -146,8 +146,9 @@ def revoke_delete(location: Location) -> dict[str, Any]:
     are the files overwritten and removed. Neither a planted side file nor a
     full disk can block the deletion (contract §17).
     """
-    from .storage import tombstone
+    from .storage import forget_cached_text, tombstone
 
+    forget_cached_text()  # this process's copies first: the files' bytes go below
     if not files.check_data_dir(location.data_dir):
         return {
             "consent_enabled": False,

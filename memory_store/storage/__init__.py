@@ -26,6 +26,7 @@ from .db import SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .files import Location
@@ -336,7 +337,7 @@ class Session:
         stays set and the next write completes the job.
         """
         if needed:
-            _forget_cached_text()
+            forget_cached_text()
         try:
             if not (needed or self.settings()["erase_pending"]):
                 return True
@@ -349,15 +350,23 @@ class Session:
             return False
 
 
-def _forget_cached_text() -> None:
-    """``relevance`` keeps the last rows' folded text between calls; a long-lived process
-    must not keep a deleted value there (imported only if a query was ranked)."""
-    import sys
+# What modules above storage keep of the rows' text between calls (recall's ranking)
+# registers its clearing here when it is first imported: storage imports nothing above
+# it, and a long-lived process (the MCP server) must not keep an erased value's text
+# until its next query (documentation/privacy.md).
+_ON_ERASURE: list[Callable[[], None]] = []
 
-    for name in ("memory_store.relevance", "memory_store.recall"):
-        module = sys.modules.get(name)
-        if module is not None:
-            module.forget()
+
+def on_erasure(forget: Callable[[], None]) -> None:
+    """Have ``forget`` called after every erasure in this process."""
+    if forget not in _ON_ERASURE:
+        _ON_ERASURE.append(forget)
+
+
+def forget_cached_text() -> None:
+    """Clear every cache registered with :func:`on_erasure` (after rows were erased)."""
+    for forget in _ON_ERASURE:
+        forget()
 
 
 class _Write(db.transaction):
