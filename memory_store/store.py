@@ -229,7 +229,8 @@ class MemoryStore:
         from . import erasure
 
         with self._open() as session:
-            return erasure.forget(session, "memory_id", memory_id)
+            done = erasure.forget(session, "memory_id", memory_id)
+        return self._receipt(*done)
 
     def forget_object(self, subject_id: str, confirm: bool = False) -> dict[str, Any]:
         """Delete every memory about one subject and the operations that mention it."""
@@ -240,7 +241,8 @@ class MemoryStore:
 
         with self._open() as session:
             subject_id = resolve_existing(session, subject_id)
-            return {**erasure.forget(session, "subject_id", subject_id), "subject_id": subject_id}
+            result, search = erasure.forget(session, "subject_id", subject_id)
+        return self._receipt({**result, "subject_id": subject_id}, search)
 
     def forget_preview(
         self, memory_id: str | None = None, subject_id: str | None = None
@@ -270,7 +272,16 @@ class MemoryStore:
         from . import erasure
 
         with self._open() as session:
-            return erasure.clear(session)
+            done = erasure.clear(session)
+        return self._receipt(*done)
+
+    def _receipt(self, result: dict[str, Any], search: tuple[Any, ...]) -> dict[str, Any]:
+        """``data.verified``: the erased texts searched for in the store's files, once no
+        connection of this process holds them (a held one is reopened by the next call)."""
+        from .erasure import verify
+
+        self._drop_held()
+        return {**result, "verified": verify(self.location, search)}
 
     def revoke(self, confirm: bool = False, delete: bool = False) -> dict[str, Any]:
         """Withdraw consent (data kept, paused); with ``delete``, erase the store and its files,
