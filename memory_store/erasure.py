@@ -117,7 +117,9 @@ def forget(session: Session, column: str, value: str) -> tuple[dict[str, Any], S
             drop_operation(conn, seq)
         session.set(erase_pending=True)
     erased = session.finish_erasure(True)
-    result = {"deleted": live, "operations_removed": len(seqs), "erased": erased}
+    result: dict[str, Any] = {"deleted": live, "operations_removed": len(seqs), "erased": erased}
+    if column == "subject_id":
+        result["subject_id"] = value  # the code forgotten, when a label was given
     return result, _to_search(conn, texts)
 
 
