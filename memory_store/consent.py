@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from . import policy
-from .errors import MemoryStoreError, error, require_confirm, unavailable
-from .storage import Opened, Session, db, files, not_initialized
+from .errors import MemoryStoreError, require_confirm, unavailable
+from .storage import Opened, Session, consent_refusal, consent_state, db, files, not_initialized
 from .storage.db import SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
@@ -28,22 +28,6 @@ def limits() -> dict[str, Any]:
 
 
 CONSENT_STATES = ("absent", "never_enabled", "enabled", "paused", "revoked")
-
-
-def consent_state(settings: dict[str, Any]) -> str:
-    """One word for the person's answer, from the settings of an existing store.
-
-    ``revoked`` needs a consent given once (``consent_at``) or a revoke on
-    record: a file whose first ``enable`` never finished (zero-length, or no
-    consent recorded) is ``never_enabled``, a person who has not yet been
-    asked. ``enable --confirm`` clears ``revoked_at``, so a store enabled again
-    is ``enabled`` or ``paused`` as before.
-    """
-    if settings["consent_enabled"]:
-        return "paused" if settings["paused"] else "enabled"
-    if settings["revoked_at"] or settings["consent_at"]:
-        return "revoked"
-    return "never_enabled"
 
 
 def near_a_cap(conn: Any, total: int) -> bool:
@@ -217,10 +201,8 @@ def set_paused(session: Session, paused: bool) -> dict[str, Any]:
     with session.transaction():
         s = session.settings()
         if not s["consent_enabled"]:
-            raise error(
-                "CONSENT_REQUIRED",
-                "memory is not enabled; pause and resume need the user's consent first",
-            )
+            what = "pause and resume need the person's consent first; nothing changed"
+            raise consent_refusal(session.location, s, what)
         changed = s["paused"] != paused
         if changed:
             session.set(paused=paused)

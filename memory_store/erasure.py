@@ -7,8 +7,10 @@ transaction, then the file is rebuilt (``Session.finish_erasure``).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
+import stat
 
 from .errors import MemoryStoreError, error, unavailable
 from .storage import Session, db, file_writes, files
@@ -100,33 +102,168 @@ def preview(session: Session, column: str, value: str) -> dict[str, Any]:
     }
 
 
-def forget(session: Session, column: str, value: str) -> dict[str, Any]:
+def forget(session: Session, column: str, value: str) -> tuple[dict[str, Any], Search]:
     """Delete a row (``column`` memory_id) or a subject (subject_id), and every
     operation whose snapshots mention it. A value that survives only in an undo
-    snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND."""
+    snapshot still counts as found; nothing at all is MEMORY_/SUBJECT_NOT_FOUND.
+    With the result, the texts its receipt searches the files for (:func:`verify`)."""
     conn = session.conn
     with session.transaction():
         live, seqs = _targets(session, column, value)
-        conn.execute(f"DELETE FROM memories WHERE {_ROW_COLUMN[column]} = ?", (value,))
+        where = f" WHERE {_ROW_COLUMN[column]} = ?"
+        texts = _texts_of(conn, where, (value,), seqs)
+        conn.execute("DELETE FROM memories" + where, (value,))
         for seq in seqs:
             drop_operation(conn, seq)
         session.set(erase_pending=True)
     erased = session.finish_erasure(True)
-    return {"deleted": live, "operations_removed": len(seqs), "erased": erased}
+    result: dict[str, Any] = {"deleted": live, "operations_removed": len(seqs), "erased": erased}
+    if column == "subject_id":
+        result["subject_id"] = value  # the code forgotten, when a label was given
+    return result, _to_search(conn, texts)
 
 
-def clear(session: Session) -> dict[str, Any]:
+def clear(session: Session) -> tuple[dict[str, Any], Search]:
     """Every memory and the whole undo history; consent stays as it is."""
     if session.blank:
-        return {"deleted": 0, "operations_removed": 0, "erased": True}
+        return {"deleted": 0, "operations_removed": 0, "erased": True}, ([], 0)
     conn = session.conn
     with session.transaction():
+        texts = _texts_of(conn)
         deleted = conn.execute("DELETE FROM memories").rowcount
         ops = conn.execute("DELETE FROM operations").rowcount
         conn.execute("DELETE FROM operation_rows")
         session.set(erase_pending=True)
     erased = session.finish_erasure(True)
-    return {"deleted": deleted, "operations_removed": ops, "erased": erased}
+    result = {"deleted": deleted, "operations_removed": ops, "erased": erased}
+    return result, _to_search(conn, texts)
+
+
+# ---------------------------------------------------------------- the receipt
+#
+# documentation/privacy.md ("The receipt"): after an erasure, the texts it removed are
+# searched for in the store's files, as UTF-8, and the result says what was found.
+
+Search = tuple  # (texts to search for, how many were left unchecked)
+_SHORTEST = 3  # UTF-8 bytes: one or two occur in any SQLite file by chance
+_KEYS = ("value", "source_ref")  # values and labels, and the evidence
+
+
+def _texts_of(
+    conn: sqlite3.Connection, where: str = "", params: tuple[Any, ...] = (), seqs: Any = None
+) -> set[str]:
+    """The values, labels, evidence and past values of the rows ``where`` selects, and
+    every text of the operations ``seqs`` (all when None: their snapshots and summaries):
+    all that an erasure removes."""
+    found: set[str] = set()
+    for value, ref, past in conn.execute(
+        f"SELECT value, source_ref, past FROM memories{where}", params
+    ):
+        _collect({"value": value, "source_ref": ref, "past": past}, found)
+    ops = "SELECT summary, snapshot FROM operations"
+    if seqs is not None:
+        ops += " WHERE seq IN (SELECT value FROM json_each(?))"
+    for summary, snapshot in conn.execute(ops, () if seqs is None else (json.dumps(seqs),)):
+        found.add(summary)
+        _collect(json.loads(snapshot), found)
+    return found
+
+
+def _collect(obj: Any, found: set[str]) -> None:
+    if isinstance(obj, dict):
+        for key, item in obj.items():
+            if key in _KEYS and isinstance(item, str) and item:
+                found.add(item)
+            elif key == "past" and isinstance(item, str):
+                _collect(json.loads(item), found)  # a row's past values: JSON text
+            else:
+                _collect(item, found)
+    elif isinstance(obj, list):
+        for item in obj:
+            _collect(item, found)
+
+
+def _to_search(conn: sqlite3.Connection | None, texts: set[str]) -> Search:
+    """The texts a receipt can search for: not those the store still holds (a value
+    another memory shares, a word of a value that stays) nor the shortest; how many
+    were left out. No ``conn``: the store is gone (``revoke --delete``)."""
+    try:
+        if conn is None:
+            raise sqlite3.Error
+        kept = "\n".join(
+            str(v)
+            for query in (
+                "SELECT * FROM memories",
+                "SELECT summary, snapshot FROM operations",
+                "SELECT key, value FROM settings",
+                "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL",
+            )
+            for row in conn.execute(query)
+            for v in row
+            if v is not None
+        )
+    except sqlite3.Error:
+        kept = ""
+    search = sorted(t for t in texts if len(t.encode("utf-8")) >= _SHORTEST and t not in kept)
+    return search, len(texts) - len(search)
+
+
+def verify(location: Location, search: Search) -> dict[str, Any]:
+    """The receipt: ``search``'s texts looked for, as UTF-8 (and as the JSON text a
+    snapshot holds them in), in each of the store's files that exists. Called once no
+    connection of this process is open on the store: reading a file would drop the
+    locks SQLite holds on it (``storage`` explains)."""
+    texts, unchecked = search
+    names, size, found = [], 0, 0
+    blobs = []
+    for name in _receipt_files(location):
+        data = _read(os.path.join(location.data_dir, name))
+        if data is not None:
+            names.append(name)
+            size += len(data)
+            blobs.append(data)
+    for text in texts:
+        forms = {text, json.dumps(text, ensure_ascii=False)[1:-1]}
+        forms.add(json.dumps(json.dumps(text, ensure_ascii=False), ensure_ascii=False)[3:-3])
+        needles = [f.encode("utf-8") for f in forms if f]
+        if any(n in blob for n in needles for blob in blobs):
+            found += 1
+    return {
+        "absent": found == 0,
+        "files": names,
+        "bytes": size,
+        "texts": len(texts),
+        "found": found,
+        "unchecked": unchecked,
+    }
+
+
+def _receipt_files(location: Location) -> list[str]:
+    base = os.path.basename(location.path)
+    from .storage import tombstone
+
+    return [base + s for s in ("", "-wal", "-shm", "-journal")] + [tombstone.NAME]
+
+
+def _read(path: str) -> bytes | None:
+    """A regular file's bytes; None when absent, a symlink, not a regular file or unreadable."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def revoke(session: Session) -> dict[str, Any]:
@@ -146,8 +283,9 @@ def revoke_delete(location: Location) -> dict[str, Any]:
     are the files overwritten and removed. Neither a planted side file nor a
     full disk can block the deletion (contract §17).
     """
-    from .storage import tombstone
+    from .storage import forget_cached_text, tombstone
 
+    forget_cached_text()  # this process's copies first: the files' bytes go below
     if not files.check_data_dir(location.data_dir):
         return {
             "consent_enabled": False,
@@ -156,13 +294,17 @@ def revoke_delete(location: Location) -> dict[str, Any]:
             "erased": True,
             "overwritten": True,
             "tombstone": False,  # no directory: nothing is created, not even a tombstone
+            "verified": verify(location, ([], 0)),
         }
     file_writes.remove_unsafe_side_files(location.path)
-    deleted_rows, clean = _empty_if_readable(location)
-    overwritten = _remove_files(location.path, clean)
-    # Only once the files are gone: interrupted before, the store is still there (intact
-    # and revoked, or empty and revoked), and it says revoked by itself.
+    deleted_rows, clean, texts = _empty_if_readable(location)
+    # Before a file goes: the database says revoked until its last byte is removed and
+    # the tombstone says it from before, so a kill at any instant between leaves
+    # "revoked", never a directory that reads as "never asked" (documentation/privacy.md).
     left = tombstone.write(location.data_dir, now())
+    overwritten = _remove_files(location.path, clean)
+    if not left:  # a full disk has room for it only once the files are gone
+        left = tombstone.write(location.data_dir, now())
     return {
         "consent_enabled": False,
         "deleted": True,
@@ -172,29 +314,31 @@ def revoke_delete(location: Location) -> dict[str, Any]:
         "erased": overwritten,
         "overwritten": overwritten,
         "tombstone": left,
+        "verified": verify(location, _to_search(None, texts)),
     }
 
 
-def _empty_if_readable(location: Location) -> tuple[int, bool]:
-    """(rows deleted, whether SQLite itself emptied and erased the file)."""
+def _empty_if_readable(location: Location) -> tuple[int, bool, set[str]]:
+    """(rows deleted, whether SQLite itself emptied and erased the file, the texts the
+    rows and operations held: what the receipt searches for)."""
     try:
         # The right to delete does not depend on who owns the directory (contract §17).
         session = Session.attach(location, check_owner=False)
         if session is None:
-            return 0, False
+            return 0, False, set()
         try:
             return _empty_and_revoke(session)
         finally:
             session.close()
     except MemoryStoreError as exc:
         if exc.code == "STORE_CORRUPT":
-            return 0, False  # not SQLite: the file is overwritten and removed
+            return 0, False, set()  # not SQLite: the file is overwritten and removed
         if exc.code != "STORE_UNAVAILABLE" or not os.path.lexists(location.path):
             raise
         # A disk with no free byte: SQLite cannot even give its -shm a page, so it
         # reads nothing ("disk I/O error"). The files are zeroed where the disk allows
         # and unlinked anyway (contract §21); an unlink the system refuses still fails.
-        return _count_without_shm(location.path), False
+        return _count_without_shm(location.path), False, set()
 
 
 def _count_without_shm(path: str) -> int:
@@ -217,36 +361,38 @@ def _count_without_shm(path: str) -> int:
         conn.close()
 
 
-def _empty_and_revoke(session: Session) -> tuple[int, bool]:
+def _empty_and_revoke(session: Session) -> tuple[int, bool, set[str]]:
+    texts: set[str] = set()
     try:
         session.inspect(allow_too_new=True)
         if session.blank:
-            return 0, True
+            return 0, True, texts
         if session.version > SCHEMA_VERSION:
-            return 0, False  # a newer release's tables: do not guess, overwrite the file
+            return 0, False, texts  # a newer release's tables: do not guess, overwrite the file
         conn = session.conn
         rows = conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
         try:
             with session.transaction():
+                texts = _texts_of(conn)
                 conn.execute("DELETE FROM memories")
                 conn.execute("DELETE FROM operations")
                 conn.execute("DELETE FROM operation_rows")
                 session.set(
                     consent_enabled=False, paused=True, revoked_at=now(), erase_pending=True
                 )
-            return rows, db.erase(conn)
+            return rows, db.erase(conn), texts
         except MemoryStoreError as exc:
             if exc.code != "STORE_UNAVAILABLE":
                 raise
-            return rows, False  # a full disk: the files are overwritten and removed anyway
+            return rows, False, texts  # a full disk: the files are overwritten and removed anyway
     except MemoryStoreError as exc:
         if exc.code == "STORE_CORRUPT":
-            return 0, False  # unreadable: the files are overwritten and removed below
+            return 0, False, texts  # unreadable: the files are overwritten and removed below
         raise
     except sqlite3.Error as exc:
         err = db.translate(exc)
         if err.code == "STORE_CORRUPT":
-            return 0, False
+            return 0, False, texts
         raise err from None
 
 

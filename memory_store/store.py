@@ -26,6 +26,7 @@ from .storage.files import Location
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import os
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -63,18 +64,18 @@ class MemoryStore:
             self._held.close()
             self._held = None
 
-    def _open(self) -> Opened:
+    def _open(self, reading: bool = False) -> Opened:
         """The store, checked (contract §5 steps 2-3) and ready; closed after the call
-        unless held."""
+        unless held. ``reading``: no store is "nothing is kept" (``storage``)."""
         if not self._holding:
-            return Opened(Session.open(self.location))
+            return Opened(Session.open(self.location, reading))
         held = self._held
         if held is not None and not held.is_current():
             # Deleted or replaced by another process: answer as a fresh process would.
             self._drop_held()
             held = None
         if held is None:
-            held = self._held = Session.open(self.location)
+            held = self._held = Session.open(self.location, reading)
             held.remember = True
         else:
             try:
@@ -146,7 +147,7 @@ class MemoryStore:
         """The undoable operations, newest first."""
         from . import writes
 
-        with self._open() as session:
+        with self._open(reading=True) as session:
             return writes.log(session)
 
     # ------------------------------------------------------------------ reading
@@ -157,7 +158,7 @@ class MemoryStore:
         check_text(subject_id, "subject_id")
         from . import recall
 
-        with self._open() as session:
+        with self._open(reading=True) as session:
             subject_id = _subject(session, subject_id)
             return {"subject_id": subject_id, **recall.show(session, subject_id, scope)}
 
@@ -228,8 +229,7 @@ class MemoryStore:
         require_confirm(confirm, "forget")
         from . import erasure
 
-        with self._open() as session:
-            return erasure.forget(session, "memory_id", memory_id)
+        return _with_receipt(self, lambda s: erasure.forget(s, "memory_id", memory_id))
 
     def forget_object(self, subject_id: str, confirm: bool = False) -> dict[str, Any]:
         """Delete every memory about one subject and the operations that mention it."""
@@ -238,9 +238,9 @@ class MemoryStore:
         from . import erasure
         from .subjects import resolve_existing
 
-        with self._open() as session:
-            subject_id = resolve_existing(session, subject_id)
-            return {**erasure.forget(session, "subject_id", subject_id), "subject_id": subject_id}
+        return _with_receipt(
+            self, lambda s: erasure.forget(s, "subject_id", resolve_existing(s, subject_id))
+        )
 
     def forget_preview(
         self, memory_id: str | None = None, subject_id: str | None = None
@@ -269,8 +269,7 @@ class MemoryStore:
         require_confirm(confirm, "clear")
         from . import erasure
 
-        with self._open() as session:
-            return erasure.clear(session)
+        return _with_receipt(self, erasure.clear)
 
     def revoke(self, confirm: bool = False, delete: bool = False) -> dict[str, Any]:
         """Withdraw consent (data kept, paused); with ``delete``, erase the store and its files,
@@ -292,7 +291,7 @@ class MemoryStore:
         from . import transfer
 
         transfer.check_output(output, self.data_dir)
-        with self._open() as session:
+        with self._open(reading=True) as session:
             return transfer.export(session, output)
 
     def import_(self, source: object, dry_run: bool = False) -> dict[str, Any]:
@@ -311,7 +310,7 @@ class MemoryStore:
         from . import transfer
 
         transfer.check_output(output, self.data_dir, "review")
-        with self._open() as session:
+        with self._open(reading=True) as session:
             return transfer.review(session, output)
 
     def review_snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -320,7 +319,7 @@ class MemoryStore:
         (``review --serve``). Changes nothing."""
         from . import transfer
 
-        with self._open() as session:
+        with self._open(reading=True) as session:
             return transfer.review_snapshot(session)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
@@ -329,6 +328,20 @@ class MemoryStore:
 
         self._drop_held()
         return run_doctor(self.location, fix)
+
+
+def _with_receipt(
+    store: MemoryStore, erase: Callable[[Session], tuple[dict[str, Any], Any]]
+) -> dict[str, Any]:
+    """An erasure, then its receipt (``data.verified``): the erased texts searched for in
+    the store's files once no connection of this process holds them (reading a file would
+    drop SQLite's locks on it); a held connection is reopened by the next call."""
+    from .erasure import verify
+
+    with store._open() as session:
+        result, search = erase(session)
+    store._drop_held()
+    return {**result, "verified": verify(store.location, search)}
 
 
 def _subject(session: Session, given: str | None, gated: bool = False) -> str | None:

@@ -365,12 +365,18 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
         with session.transaction():
             settings = session.settings()
             session.gate(settings)
+            replaced = rows.own_past_ids(session.conn, deltas, validation.row_key)
             batch = Batch(session.conn, settings["write_seq"], restore=True)
             batch.write(deltas)
             counts = {a: 0 for a in ("created", "updated", "unchanged")}
             for r in batch.results:
                 counts[r["action"]] += 1
             summary = _summary(len(deltas), counts, dry_run)
+            if replaced:
+                got = "would get" if dry_run else "got"
+                summary += (
+                    f"; {len(replaced)} past value(s) {got} a new handle (theirs named another)"
+                )
             result, trimmed = batch.finish(session, summary)
             if dry_run:
                 raise DryRun(result)
@@ -382,6 +388,7 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
         "summary": result["summary"],
         "undo_hint": None if dry_run else result["undo_hint"],
         "dry_run": dry_run,
+        "past_ids_replaced": replaced,
     }
     if not dry_run:
         session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)

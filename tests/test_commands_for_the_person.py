@@ -87,7 +87,8 @@ def test_doctor_advice_names_the_store(env_store: Path) -> None:
 
 def test_not_initialized_names_the_store_to_enable(tmp_path: Path) -> None:
     where = tmp_path / "elsewhere"
-    failed = fails("NOT_INITIALIZED", "--data-dir", str(where), "log")
+    # context, not a read such as log: a read says that nothing is kept, and names no command
+    failed = fails("NOT_INITIALIZED", "--data-dir", str(where), "context")
     assert f"`memory-store --data-dir {where} enable --confirm`" in failed.error["message"]
 
 
@@ -215,7 +216,7 @@ def test_a_link_on_path_to_this_install_is_this_install(venv_install: Path, tmp_
     local_bin.mkdir()
     (local_bin / "memory-store").symlink_to(venv_install / "memory-store")
     on_path = os.pathsep.join([str(local_bin), SHELL_PATH])
-    refused = _installed(venv_install, tmp_path / "s", "log", path=on_path)
+    refused = _installed(venv_install, tmp_path / "s", "context", path=on_path)
     assert "`memory-store --data-dir " in refused["error"]["message"]
 
 
@@ -227,7 +228,7 @@ def test_another_memory_store_first_on_path_is_not_named(
     other = Path(sys.executable).parent
     assert (other / "memory-store").is_file()
     on_path = os.pathsep.join([str(other), str(venv_install), SHELL_PATH])
-    refused = _installed(venv_install, tmp_path / "s", "log", path=on_path)
+    refused = _installed(venv_install, tmp_path / "s", "context", path=on_path)
     assert f"`{venv_install / 'memory-store'} --data-dir " in refused["error"]["message"]
 
 

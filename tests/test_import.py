@@ -123,6 +123,7 @@ def test_a_dry_run_writes_nothing(exported: tuple[Path, list[dict[str, Any]]]) -
         ),
         "undo_hint": None,
         "dry_run": True,
+        "past_ids_replaced": [],
     }
     assert state() == before
 

@@ -276,6 +276,12 @@ ERASED = (
     "bool",
     "the bytes are physically gone (false: another process held the file; the next write finishes)",
 )
+VERIFIED = (
+    "verified",
+    "object",
+    "the receipt: `{absent, files, bytes, texts, found, unchecked}`, the erased texts searched "
+    "for as UTF-8 in the store's files after the erasure (`absent: false`: some are still there)",
+)
 BUDGET_HELP = (
     f"budget for the memories, {policy.CONTEXT_MAX_CHARS_MIN}-{policy.CONTEXT_MAX_CHARS_MAX} "
     f"(default {policy.CONTEXT_MAX_CHARS_DEFAULT})"

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from .. import policy
-from . import CONFIRM, ERASED, PATH_NOTE, TEXT_SCHEMA, Command, Option, check_text, subject_option
+from . import (
+    CONFIRM,
+    ERASED,
+    PATH_NOTE,
+    TEXT_SCHEMA,
+    VERIFIED,
+    Command,
+    Option,
+    check_text,
+    subject_option,
+)
 
 # The commands that read or write memory content on the assistant's behalf: pause
 # stops them (MEMORY_PAUSED), revoke too (CONSENT_REQUIRED). The person's own access
@@ -140,6 +150,7 @@ FAMILY = (
             ("deleted", "int", "live rows removed"),
             ("operations_removed", "int", "undo operations that mentioned the row, removed"),
             ERASED,
+            VERIFIED,
         ),
         "Not undoable. `MEMORY_NOT_FOUND` when no live row and no undo snapshot has that id.",
     ),
@@ -156,6 +167,7 @@ FAMILY = (
                 "undo operations that mentioned the subject, removed",
             ),
             ERASED,
+            VERIFIED,
             (
                 "subject_id",
                 "string",
@@ -202,6 +214,7 @@ FAMILY = (
                 "with `--delete` only: the tombstone (only `revoked_at`) was left, so `status` "
                 "answers `revoked`",
             ),
+            (VERIFIED[0], VERIFIED[1], "with `--delete` only: " + VERIFIED[2]),
         ),
         f"`revoke --confirm` keeps the data and pauses; {_GATED} then answer "
         "`CONSENT_REQUIRED` until `enable --confirm`. `revoke --delete --confirm` is "
@@ -219,6 +232,7 @@ FAMILY = (
             ("deleted", "int", "rows removed"),
             ("operations_removed", "int", "undo operations removed"),
             ("erased", "bool", "the bytes are physically gone"),
+            VERIFIED,
         ),
         "Not undoable; consent stays as it is.",
     ),

@@ -141,6 +141,12 @@ FAMILY = (
             ),
             ("undo_hint", "string / null", "the command that reverts the whole import"),
             ("dry_run", "bool", "true when nothing was written"),
+            (
+                "past_ids_replaced",
+                "list",
+                "`{index, was, past_id}` for each past value whose handle already named another "
+                "past value in the store: it got one of its own (one handle, one past value)",
+            ),
         ),
         "Needs consent and no pause. Takes the bare document (`export --output`'s file, or "
         "`data.document`) or the whole envelope `export` prints, so `memory-store export | "

@@ -7,6 +7,7 @@ import inspect
 import json
 import logging
 import os
+import re
 from typing import Any, TypeGuard
 
 from mcp_types import CallToolResult, TextContent
@@ -37,11 +38,15 @@ def refusal_text(payload: dict[str, Any]) -> str:
     )
 
 
-# A refusal whose fix the library words for the command line, in the tools' own terms.
-_IN_TOOL_TERMS = {
-    "NOT_INITIALIZED": "long-term memory is not enabled: if remembering would help, call "
-    "memory_enable once (the person answers in their client)",
-}
+# The library's fix names the command a shell runs (with the store's --data-dir); the
+# model here calls a tool. The words around it, which follow the person's consent_state,
+# stay the library's.
+_COMMAND = re.compile(r"`[^`\n]*? (enable --confirm|resume)`")
+_TOOL = {"enable --confirm": "memory_enable", "resume": "memory_resume"}
+
+
+def in_tool_terms(message: str) -> str:
+    return _COMMAND.sub(lambda m: _TOOL[m.group(1)], message)
 
 
 def refusal(error: MemoryStoreError) -> CallToolResult:
@@ -50,7 +55,7 @@ def refusal(error: MemoryStoreError) -> CallToolResult:
     TypeScript SDK 1.x validates any structured content of an error against it and shows
     the model only the mismatch, never the code."""
     payload = error.to_dict()
-    payload["message"] = _IN_TOOL_TERMS.get(error.code, error.message)
+    payload["message"] = in_tool_terms(error.message)
     return CallToolResult(
         content=[TextContent(type="text", text=refusal_text(payload))], is_error=True
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from .. import policy
-from ..storage import rows
+from ..storage import on_erasure, rows
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -213,6 +213,9 @@ def _derive(
 def forget() -> None:
     """Drop what the last call derived (past values are text): see ``_DERIVED``."""
     _DERIVED.clear()
+
+
+on_erasure(forget)
 
 
 def _dated(current: list[dict[str, Any]]) -> set[str]:

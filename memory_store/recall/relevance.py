@@ -40,6 +40,7 @@ from itertools import accumulate, repeat
 from .. import policy
 from ..errors import ArgumentRuleError
 from ..policy import QUERY_CHARS_MAX
+from ..storage import on_erasure
 from ..storage.rows import forbidden_char
 from . import terms
 
@@ -401,9 +402,13 @@ def _bm25(
 
 
 def forget() -> None:
-    """Drop the last call's folded row texts: a deletion must not leave a copy of what it
-    deleted in a long-lived process (the MCP server) until the next query."""
+    """Drop the last call's folded row texts, and the words met: a deletion must not leave
+    a copy of what it deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
+    terms._STEMS.clear()  # its memo of words met: the rows' words (terms.py is at its size)
+
+
+on_erasure(forget)
 
 
 def about_time(query: str, words: list[str] | None = None) -> bool:

@@ -26,14 +26,23 @@ from .db import SCHEMA_VERSION
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from .files import Location
 
 
-def not_initialized(location: Location | None = None) -> MemoryStoreError:
-    """NOT_INITIALIZED; with the store's ``location``, the command names it (contract §22)."""
+# The fix follows the person's answer, consent_state, in every face: revoked, never offer;
+# paused, resume only when asked; never asked, offer once (documentation/permissions.md).
+_REVOKED = "work without memory and do not ask again unless they raise it (only they can turn it back on: `{}`)"
+_OFFER = "if remembering would help, offer it once; only the person's yes turns it on (`{}`)"
+
+
+def not_initialized(location: Location | None = None, reading: bool = False) -> MemoryStoreError:
+    """NOT_INITIALIZED; with the store's ``location``, the command names it (contract §22).
+    ``reading``: a command that only reads (``show``, ``log``, ``review``, ``export``)."""
     command = location.command("enable", "--confirm") if location else "enable --confirm"
+    kept = "nothing is kept: " if reading else ""
     if location is not None:
         from . import tombstone
 
@@ -41,15 +50,59 @@ def not_initialized(location: Location | None = None) -> MemoryStoreError:
         if left is not None:  # contract §23: revoked stays revoked
             return error(
                 "NOT_INITIALIZED",
-                "the person turned memory off and had everything deleted; do not ask again "
-                f"unless they raise it (only they can turn it back on: `{command}`)",
+                f"{kept}the person turned memory off and had everything deleted; "
+                + _REVOKED.format(command),
                 consent_state="revoked",
                 revoked_at=left["revoked_at"],
             )
+    if reading:
+        return error(
+            "NOT_INITIALIZED",
+            "nothing is kept: long-term memory was never turned on here",
+            consent_state="absent",
+        )
     return error(
         "NOT_INITIALIZED",
-        f"long-term memory is not enabled: ask the user, then run `{command}`",
+        "long-term memory is not on: " + _OFFER.format(command),
+        consent_state="absent",
     )
+
+
+def consent_state(settings: dict[str, Any]) -> str:
+    """One word for the person's answer, from the settings of an existing store.
+
+    ``revoked`` needs a consent given once (``consent_at``) or a revoke on
+    record: a file whose first ``enable`` never finished (zero-length, or no
+    consent recorded) is ``never_enabled``, a person who has not yet been
+    asked. ``enable --confirm`` clears ``revoked_at``, so a store enabled again
+    is ``enabled`` or ``paused`` as before.
+    """
+    if settings["consent_enabled"]:
+        return "paused" if settings["paused"] else "enabled"
+    if settings["revoked_at"] or settings["consent_at"]:
+        return "revoked"
+    return "never_enabled"
+
+
+def consent_refusal(location: Location, settings: dict[str, Any], what: str) -> MemoryStoreError:
+    """CONSENT_REQUIRED or MEMORY_PAUSED for a store whose person has not said yes, said
+    no or paused, with the fix their answer allows; ``what`` says what did not happen."""
+    state = consent_state(settings)
+    if state == "paused":
+        resume = location.command("resume")
+        return error(
+            "MEMORY_PAUSED",
+            f"memory is paused: work without it; resume only when the person asks (`{resume}`); "
+            + what,
+            consent_state=state,
+        )
+    command = location.command("enable", "--confirm")
+    fix = (
+        "the person turned memory off: " + _REVOKED
+        if state == "revoked"
+        else ("long-term memory is not on: " + _OFFER)
+    )
+    return error("CONSENT_REQUIRED", f"{fix.format(command)}; {what}", consent_state=state)
 
 
 def schema_too_new(found: int) -> MemoryStoreError:
@@ -134,11 +187,12 @@ class Session:
         return cls(location, conn, st, check_owner)
 
     @classmethod
-    def open(cls, location: Location) -> Session:
-        """A session on an existing, current store; NOT_INITIALIZED when there is none."""
+    def open(cls, location: Location, reading: bool = False) -> Session:
+        """A session on an existing, current store; NOT_INITIALIZED when there is none
+        (``reading``: for a command that only reads, it says that nothing is kept)."""
         session = cls.attach(location)
         if session is None:
-            raise not_initialized(location)
+            raise not_initialized(location, reading)
         try:
             session.inspect()
         except BaseException:
@@ -279,13 +333,7 @@ class Session:
         if settings["consent_enabled"] and not settings["paused"]:
             return
         self.ensure_current()
-        if not settings["consent_enabled"]:
-            raise error(
-                "CONSENT_REQUIRED",
-                "the user has not agreed to long-term memory (or withdrew consent); nothing was read or written",
-            )
-        if settings["paused"]:
-            raise error("MEMORY_PAUSED", "memory is paused; nothing was read or written")
+        raise consent_refusal(self.location, settings, "nothing was read or written")
 
     # -------------------------------------------------------------- writing
 
@@ -336,7 +384,7 @@ class Session:
         stays set and the next write completes the job.
         """
         if needed:
-            _forget_cached_text()
+            forget_cached_text()
         try:
             if not (needed or self.settings()["erase_pending"]):
                 return True
@@ -349,15 +397,21 @@ class Session:
             return False
 
 
-def _forget_cached_text() -> None:
-    """``relevance`` keeps the last rows' folded text between calls; a long-lived process
-    must not keep a deleted value there (imported only if a query was ranked)."""
-    import sys
+# A module above storage that keeps rows' text between calls (recall's ranking) registers
+# its clearing here: a long-lived process must not keep erased text (privacy.md).
+_ON_ERASURE: list[Callable[[], None]] = []
 
-    for name in ("memory_store.relevance", "memory_store.recall"):
-        module = sys.modules.get(name)
-        if module is not None:
-            module.forget()
+
+def on_erasure(forget: Callable[[], None]) -> None:
+    """Have ``forget`` called after every erasure in this process."""
+    if forget not in _ON_ERASURE:
+        _ON_ERASURE.append(forget)
+
+
+def forget_cached_text() -> None:
+    """Clear every cache registered with :func:`on_erasure` (after rows were erased)."""
+    for forget in _ON_ERASURE:
+        forget()
 
 
 class _Write(db.transaction):

@@ -12,6 +12,7 @@ from . import db
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
     from typing import Any
 
 # Internal columns kept in snapshots so that undo restores a row exactly. ``past``
@@ -141,6 +142,44 @@ def find_past(conn: sqlite3.Connection, past_id: str) -> tuple[dict[str, Any], i
             if entry.get("past_id") == past_id:
                 return row, i
     return None
+
+
+def own_past_ids(
+    conn: sqlite3.Connection, deltas: list[dict[str, Any]], key: Callable[[Any], Any]
+) -> list[dict[str, Any]]:
+    """A handle names one past value (documentation/time.md): an imported row's ``past_id``
+    that a row the import does not restore (by ``key``) already holds (an export older than
+    a ``replaces`` that moved the value, or a hand-edited copy) is given a handle of its
+    own in ``deltas``, derived as migration 4 derives one, so that importing the same
+    document again changes nothing. Returns ``{index, was, past_id}`` per handle replaced."""
+    from ..errors import error
+    from .migrations import past_id_for
+
+    restored = {key(d) for d in deltas}
+    taken = {p["past_id"] for d in deltas for p in json.loads(d.get("past") or "[]")}
+
+    def elsewhere(past_id: str) -> bool:
+        held = find_past(conn, past_id)
+        return held is not None and key(held[0]) not in restored
+
+    replaced = []
+    for i, d in enumerate(deltas):
+        past = json.loads(d.get("past") or "[]")
+        for n, p in enumerate(past):
+            if not elsewhere(p["past_id"]):
+                continue
+            new = past_id_for(d["id"], {k: v for k, v in p.items() if k != "past_id"}, n)
+            if new in taken or elsewhere(new):
+                where = f"$.memories[{i}].past[{n}]"
+                raise error(
+                    "INVALID_DELTA", "a past_id names another past value", index=i, path=where
+                )
+            replaced.append({"index": i, "was": p["past_id"], "past_id": new})
+            p["past_id"] = new
+            taken.add(new)
+        if replaced and replaced[-1]["index"] == i:
+            d["past"] = json.dumps(past, ensure_ascii=False)
+    return replaced
 
 
 def is_current(row: dict[str, Any]) -> bool:
