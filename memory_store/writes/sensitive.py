@@ -15,16 +15,16 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .. import policy
+from .. import sensitive_terms as terms
 
 
 def sensitive_field(field: str) -> str | None:
     """The detector a field name is about (``home_address``…), or None."""
     joined = f"_{field}_"
-    for run in policy.FORM_OF_ADDRESS_RUNS:
+    for run in terms.FORM_OF_ADDRESS_RUNS:
         joined = joined.replace(f"_{run}_", "_")
     words = joined.strip("_").split("_")
-    for detector, fragments in policy.SENSITIVE_FIELD_FRAGMENTS.items():
+    for detector, fragments in terms.SENSITIVE_FIELD_FRAGMENTS.items():
         for frag in fragments:
             if "_" in frag:
                 if f"_{frag}_" in joined or any(
@@ -32,12 +32,12 @@ def sensitive_field(field: str) -> str | None:
                 ):
                     return detector
             elif any(
-                w.startswith(frag) and w[len(frag) :] in policy.SENSITIVE_FIELD_SUFFIXES
+                w.startswith(frag) and w[len(frag) :] in terms.SENSITIVE_FIELD_SUFFIXES
                 for w in words
             ):
                 return detector
     if ("condition" in words or "conditions" in words) and any(
-        w in policy.HEALTH_CONDITION_WORDS for w in words
+        w in terms.HEALTH_CONDITION_WORDS for w in words
     ):
         return "medical"
     return None
@@ -332,7 +332,7 @@ def _has_key_prefix(text: str) -> bool:
 
 # "password is Tulip#2026", "pw: x9", "PIN 4821", "密码是Tulip#2026": a word that
 # announces a secret, then the secret. After "is", ":" or "=" any word but an
-# ordinary one (policy.SECRET_NOT_A_SECRET: "her password is weak") is the secret;
+# ordinary one (terms.SECRET_NOT_A_SECRET: "her password is weak") is the secret;
 # with no such link only a word holding a digit or a symbol is ("pw Tulip#2026"),
 # so "she forgot her password again" passes.
 _SECRET_EN = (
@@ -344,13 +344,13 @@ _SECRET_ZH = r"(?:{words})(?:是|为|：|:|=|\s)*([A-Za-z0-9][\x21-\x7e]{{2,}})"
 
 def _has_secret(text: str) -> bool:
     low = text.lower()
-    if any(w in text for w in policy.SECRET_WORDS_ZH):
-        zh = _SECRET_ZH.format(words="|".join(policy.SECRET_WORDS_ZH))
+    if any(w in text for w in terms.SECRET_WORDS_ZH):
+        zh = _SECRET_ZH.format(words="|".join(terms.SECRET_WORDS_ZH))
         if re.search(zh, text):
             return True
     if not any(w in low for w in ("pw", "pin", "pass")):
         return False
-    words = "|".join(sorted((re.escape(w) for w in policy.SECRET_WORDS_EN), key=len, reverse=True))
+    words = "|".join(sorted((re.escape(w) for w in terms.SECRET_WORDS_EN), key=len, reverse=True))
     for m in re.finditer(_SECRET_EN.format(words=words), low):
         link, token = m.group(1), m.group(2).strip("\"'.!?()[]")
         if len(token) < 3:
@@ -358,21 +358,21 @@ def _has_secret(text: str) -> bool:
         marked = any(not c.isalpha() for c in token)  # a digit or a symbol
         if marked and (link or len(token) >= 4):
             return True
-        if link and token not in policy.SECRET_NOT_A_SECRET and token.isascii():
+        if link and token not in terms.SECRET_NOT_A_SECRET and token.isascii():
             return True
     return False
 
 
 def _has_medical(text: str) -> bool:
-    if any(p in text for p in policy.MEDICAL_PHRASES_ZH):
+    if any(p in text for p in terms.MEDICAL_PHRASES_ZH):
         return True
     low = text.lower()
     words = set(re.findall(r"[a-z]+", low))
-    if words.intersection(policy.MEDICINES):
+    if words.intersection(terms.MEDICINES):
         return True
     return any(
         re.search(rf"(?<![a-z]){re.escape(p)}(?![a-z])", low)
-        for p in policy.MEDICAL_PHRASES_EN
+        for p in terms.MEDICAL_PHRASES_EN
         if p.split()[0] in words
     )
 
