@@ -197,6 +197,22 @@ FIELD_CONCEPTS: dict[str, tuple[str, ...]] = {
     "home": ("home", "apartment", "housing", "house", "flat"),
 }
 
+# A field's leading kind word says what sort of claim it makes about its topic
+# (references/memory-rules.md, "Field naming conventions"): ``goal_work`` is a goal
+# about work, ``planned_trip`` a plan, ``past_job`` a job no longer held. Two fields of
+# one concept but of different kinds are not one concept (documentation/time.md): a
+# goal never ends the job. No kind word (or ``fact_``, ``current_``) is a fact.
+FIELD_KINDS: dict[str, tuple[str, ...]] = {
+    "goal": ("goal", "goals", "target", "aim"),
+    "plan": ("planned", "plan", "plans", "next", "future", "upcoming"),
+    "wish": ("wish", "wishes", "hope", "hopes", "want", "wants", "wanted", "dream", "ideal"),
+    "preference": ("preference", "preferences", "preferred", "prefers", "favorite", "favourite"),
+    "past": ("past", "former", "previous", "prior", "ex", "old"),
+    "agreement": ("agreement", "agreements"),
+    "boundary": ("boundary", "boundaries"),
+    "constraint": ("constraint", "constraints"),
+}
+
 # Words that end a field name without being its head (``lives_in``: lives), and
 # words that only qualify the word before them (``job_title``: a job). Contract §23.
 FIELD_TRAILING_WORDS: tuple[str, ...] = ("in", "at", "on", "for", "to", "with", "from", "now")

@@ -74,11 +74,15 @@ def _finding(kind: str, subject: str, ids: list[str], message: str) -> dict[str,
 def _same_concept(
     found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: Steps
 ) -> None:
-    """Two current rows of one scope and subject in one concept group: the older (by
-    ``since``, then by write) is proposed to end as of the newer's ``since``."""
+    """Two current rows of one scope and subject in one concept group of one kind: the
+    older (by ``since``, then by write) is proposed to end as of the newer's ``since``.
+    A goal, plan, wish or preference is never in a fact's group (``rows.kinded_concepts``),
+    so it never ends one; two past values of a kind (``past_job``, ``former_employer``)
+    are listed without a proposal: neither is current in the world."""
     ended: set[str] = set()
     groups = rows.concept_groups([r for r in found if rows.is_current(r)])
-    for (_, subject, concept), group in groups.items():
+    for (_, subject, kinded), group in groups.items():
+        concept = rows.concept_words(kinded)
         group.sort(key=lambda r: (r["since"] or "", r["updated_at"], r["write_seq"]))
         newest = group[-1]
         names = ", ".join(f"{r['field']} ({r['since']})" for r in group)
@@ -91,7 +95,7 @@ def _same_concept(
                 f"the newest is {newest['field']}",
             )
         )
-        for old in group[:-1]:
+        for old in group[:-1] if kinded[0] != "past" else ():
             if old["id"] not in ended:
                 ended.add(old["id"])
                 says = (
