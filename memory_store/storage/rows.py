@@ -169,6 +169,39 @@ def label(row: dict[str, Any]) -> str:
     return where if row["subject_id"] == policy.USER_SUBJECT else f"{row['subject_id']} {where}"
 
 
+# A label's leading name ends at the first bracket or comma: "Dana (my manager)",
+# "小林（读书会认识的设计师）", "Sam, from the climbing gym".
+_NAME_ENDS = "([{<（【［《〈,，、;；"
+
+
+def fold(text: str) -> str:
+    """``text`` with case, full/half width and spaces ignored (NFKC, casefold, no spaces)."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def leading_name(label: str) -> str:
+    """The part of a label before its first bracket or comma ("Dana (my manager)" → "Dana")."""
+    cut = min((i for i in (label.find(c) for c in _NAME_ENDS) if i >= 0), default=len(label))
+    return label[:cut]
+
+
+def name_key(label: str) -> str:
+    """A label's leading name, folded: two subjects with one key share a name."""
+    return fold(leading_name(label))
+
+
+def same_name_groups(stored: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The ``display_label`` rows of two or more subjects whose labels share a leading
+    name ("阿杰", "阿杰（读书会认识的男生）"), one list per name."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in stored:
+        if r["scope"] == "object" and r["field"] == "display_label" and name_key(r["value"]):
+            groups.setdefault(name_key(r["value"]), []).append(r)
+    return [g for g in groups.values() if len({r["subject_id"] for r in g}) > 1]
+
+
 def select(
     conn: sqlite3.Connection, where: str = "", params: Any = (), columns: str = SELECT
 ) -> list[dict[str, Any]]:
