@@ -261,17 +261,25 @@ def similar_labels(
     """A ``similar_label`` warning on each result that wrote a ``display_label`` whose
     leading name is another subject's ("阿杰" beside "阿杰（读书会认识的男生）"): two
     people, or one person written twice? The result names the other subject; the person
-    decides (nothing is merged or refused)."""
-    labels = _labels(session.conn)
+    decides (nothing is merged or refused). The labels compared are those before the
+    batch and those it wrote before this delta, so a dry run warns as the apply would."""
+    batch = {
+        d["subject_id"]: (i, d["value"])
+        for i, d in enumerate(deltas)
+        if d.get("action") == "upsert" and d.get("scope") == "object"
+        if d.get("field") == "display_label"
+    }
+    before = [(c, label) for c, label in _labels(session.conn) if c not in batch]
     for r in results:
         d = deltas[r["index"]]
-        if r["action"] not in ("created", "updated") or d.get("field") != "display_label":
+        if r["action"] not in ("created", "updated") or batch.get(d.get("subject_id")) is None:
             continue
-        if d.get("scope") != "object" or not name_key(d["value"]):
+        if batch[d["subject_id"]][0] != r["index"] or not name_key(d["value"]):
             continue
+        earlier = [(c, v) for c, (i, v) in batch.items() if i < r["index"]]
         alike = [
             {"subject_id": code, "display_label": label}
-            for code, label in labels
+            for code, label in sorted(before + earlier)
             if code != d["subject_id"] and name_key(label) == name_key(d["value"])
         ]
         if alike:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from support import call, data_of, delta, fails, ok, put, refused
+from support import apply, call, data_of, delta, fails, ok, put, refused
 
 from memory_store import MemoryStore, MemoryStoreError
 from memory_store.mcp import build_server
@@ -133,3 +133,16 @@ async def test_mcp_apply_offers_the_person_and_warns_of_a_similar_label(
         )
     [warning] = made["results"][0]["warnings"]
     assert warning["code"] == "similar_label" and warning["subjects"] == XIAOLIN
+
+
+def test_two_of_one_name_in_one_batch_warn_at_the_second_dry_run_or_not(people: Path) -> None:
+    batch = [
+        delta(subject="obj-c", value="阿杰（读书会认识的男生）"),
+        delta(subject="obj-d", value="阿杰"),
+    ]
+    for dry_run in (True, False):
+        r = apply(*batch, dry_run=dry_run)
+        assert r.error is None, r.stdout
+        first, second = r.data["results"]
+        assert "warnings" not in first
+        assert [w["subjects"][0]["subject_id"] for w in second["warnings"]] == ["obj-c"]
