@@ -124,10 +124,21 @@ def description(command: Command) -> str:
 
 # ---------------------------------------------------------------- a call's arguments
 
-# What a value of each published type must be, in the command line's words.
+# What a value of each published type must be, in the command line's words. A number or a
+# truth value written as text ("2000", "true"), which some hosts send, is still taken: the
+# SDK reads it as the number or the truth value it says.
 _TYPE_RULES = {
-    "boolean": ("must be true or false", lambda v: isinstance(v, bool)),
-    "integer": ("must be an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "boolean": (
+        "must be true or false",
+        lambda v: isinstance(v, bool) or (isinstance(v, str) and v.lower() in ("true", "false")),
+    ),
+    "integer": (
+        "must be an integer",
+        lambda v: (
+            (isinstance(v, int) and not isinstance(v, bool))
+            or (isinstance(v, str) and v.strip().lstrip("-").isdigit() and v.strip().isascii())
+        ),
+    ),
     "string": ("must be non-empty UTF-8 text", lambda v: isinstance(v, str)),
     "object": ("must be one delta, a JSON object", lambda v: isinstance(v, dict)),
     "array": ("must be a list of deltas", lambda v: isinstance(v, list)),

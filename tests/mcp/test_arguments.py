@@ -142,3 +142,19 @@ def test_over_stdio_an_unknown_argument_is_refused_and_nothing_written(enabled: 
     assert payload["code"] == "INVALID_ARGUMENTS"
     assert payload["details"]["did_you_mean"] == ["dry_run"]
     assert ok("show")["count"] == 0
+
+
+async def test_a_number_or_truth_value_written_as_text_is_still_taken(
+    enabled: Path, store: Any
+) -> None:
+    # Some hosts send every argument as text: "2000" is the number it says, as before.
+    async with Client(build_server(store)) as client:
+        context = data_of(await client.call_tool("memory_context", {"max_chars": "2000"}))
+        assert context["max_chars"] == 2000
+        tried = data_of(
+            await client.call_tool("memory_apply", {"delta": delta(), "dry_run": "true"})
+        )
+        assert tried["dry_run"] is True
+        chars = await _refused(client, "memory_context", {"max_chars": "20"}, "INVALID_ARGUMENTS")
+        assert chars["message"] == "max_chars must be an integer from 500 to 8000"
+    assert ok("show")["count"] == 0
