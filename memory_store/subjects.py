@@ -210,7 +210,7 @@ def check_new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[s
     return {code: i for code, i in new.items() if i is not None}
 
 
-# ---------------------------------------------------------------- names on writes (§29)
+# ---------------------------------------------------------------- names on writes (permissions.md)
 
 
 def name_given_as_code(session: Session, err: MemoryStoreError, body: object) -> MemoryStoreError:

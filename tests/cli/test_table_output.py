@@ -214,7 +214,7 @@ def test_the_undo_command_in_an_apply_table_stays_on_one_line(enabled: Path) -> 
 
 
 def test_the_apply_table_names_each_rows_subject(enabled: Path) -> None:
-    # Contract §29: the subject_id column was empty (the compact rows leave out the subject
+    # The subject_id column was empty (the compact rows leave out the subject
     # their delta named); a person reading the table sees whose row each is.
     body = json.dumps(
         {

@@ -125,7 +125,7 @@ async def test_a_confirmation_sent_by_the_model_is_ignored(store: Any, mode: str
     _populate()
     before = _state()
     # No tool takes confirm or confirmation: an unknown argument is refused before
-    # anything is asked or done (contract §29), so the model's yes confirms nothing.
+    # anything is asked or done (documentation/mcp.md), so the model's yes confirms nothing.
     sneaky = {"subject_id": "obj-a", "confirm": True, "confirmation": {"confirm": True}}
     seen: list[Any] = []
     async with Client(

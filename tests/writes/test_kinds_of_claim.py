@@ -102,7 +102,7 @@ def test_two_past_values_of_a_topic_are_listed_but_never_proposed_to_end(enabled
 
 
 def test_a_fact_and_a_current_are_still_one_concept(enabled: Path) -> None:
-    # The kind words take nothing from §23's head-word rule: fact_ and current_ are facts.
+    # The kind words take nothing from the head-word rule: fact_ and current_ are facts.
     old = put(delta(field="fact_job", value="设计师"))["results"][0]["memory"]
     result = put(delta(field="current_job", value="老师"))["results"][0]
     assert [r["id"] for r in result.get("related", [])] == [old["id"]]
