@@ -1,4 +1,4 @@
-"""Policy v1 as data: scopes, eligibility, caps, field rules and sensitive-data detectors.
+"""Policy v1 as data: scopes, eligibility, caps, field rules, time cues.
 
 This module is the single source of truth. The validator, the store, the JSON
 Schemas and the documentation are all checked against it by the tests. It
@@ -197,6 +197,22 @@ FIELD_CONCEPTS: dict[str, tuple[str, ...]] = {
     "home": ("home", "apartment", "housing", "house", "flat"),
 }
 
+# A field's leading kind word says what sort of claim it makes about its topic
+# (references/memory-rules.md, "Field naming conventions"): ``goal_work`` is a goal
+# about work, ``planned_trip`` a plan, ``past_job`` a job no longer held. Two fields of
+# one concept but of different kinds are not one concept (documentation/time.md): a
+# goal never ends the job. No kind word (or ``fact_``, ``current_``) is a fact.
+FIELD_KINDS: dict[str, tuple[str, ...]] = {
+    "goal": ("goal", "goals", "target", "aim"),
+    "plan": ("planned", "plan", "plans", "next", "future", "upcoming"),
+    "wish": ("wish", "wishes", "hope", "hopes", "want", "wants", "wanted", "dream", "ideal"),
+    "preference": ("preference", "preferences", "preferred", "prefers", "favorite", "favourite"),
+    "past": ("past", "former", "previous", "prior", "ex", "old"),
+    "agreement": ("agreement", "agreements"),
+    "boundary": ("boundary", "boundaries"),
+    "constraint": ("constraint", "constraints"),
+}
+
 # Words that end a field name without being its head (``lives_in``: lives), and
 # words that only qualify the word before them (``job_title``: a job). Contract §23.
 FIELD_TRAILING_WORDS: tuple[str, ...] = ("in", "at", "on", "for", "to", "with", "from", "now")
@@ -232,124 +248,6 @@ CONVENTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
     "hypothesis": ("attachment_style", "intent", "interest_level"),
 }
 
-# Sensitive field names, by detector. A field is split on "_" into words; a
-# fragment of one word matches that word, its plural, or the word run together
-# with a suffix such as "no", "number", "id" or "code" ("phonenumber"); a
-# fragment with "_" matches a run of words. Refusing a harmless field name is
-# cheap, storing a secret is not.
-SENSITIVE_FIELD_FRAGMENTS: dict[str, tuple[str, ...]] = {
-    "credential": (
-        "password",
-        "passwd",
-        "passcode",
-        "pwd",
-        "pin",
-        "token",
-        "secret",
-        "credential",
-        "apikey",
-        "api_key",
-        "private_key",
-        "otp",
-        "cvv",
-        "cvc",
-    ),
-    "financial_account": (
-        "bank",
-        "iban",
-        "card_number",
-        "cardno",
-        "credit_card",
-        "debit_card",
-        "account_number",
-        "routing",
-        "swift",
-        "alipay",
-        "wechat_pay",
-        "creditcard",
-        "debitcard",
-    ),
-    "government_id": (
-        "id_card",
-        "idcard",
-        "id_number",
-        "identity_card",
-        "passport",
-        "ssn",
-        "social_security",
-        "national_id",
-        "driver_license",
-        "drivers_license",
-        "licence_number",
-    ),
-    "home_address": ("address", "home_addr", "street_address", "postcode", "zip_code", "zipcode"),
-    "contact": ("phone", "mobile", "telephone", "cellphone", "email", "e_mail", "wechat_id", "qq"),
-    "medical": (
-        "diagnosis",
-        "medical",
-        "medication",
-        "medicine",
-        "prescription",
-        "disease",
-        "illness",
-        "health",
-        "therapy",
-        "symptom",
-        "treatment",
-        "hiv",
-        "std",
-    ),
-    "sexual": ("sexual", "sex_life", "sex_position", "fetish", "kink", "nude"),
-}
-
-# "Address" also means how a person likes to be addressed (称呼): these runs of
-# words are taken out of a field name before the fragments above are matched, so
-# "preferred_address" passes while "address" and "home_address" do not.
-FORM_OF_ADDRESS_RUNS: tuple[str, ...] = (
-    "preferred_address",
-    "address_as",
-    "forms_of_address",
-    "form_of_address",
-    "how_to_address",
-    "address_form",
-)
-
-# A field with the word "condition" is medical when another of its words names a
-# health matter: one of the medical fragments above or one of these conditions
-# (``condition_anxiety``, ``health_condition``); ``agreement_conditions`` is not.
-HEALTH_CONDITION_WORDS: tuple[str, ...] = (
-    "anxiety",
-    "depression",
-    "adhd",
-    "autism",
-    "bipolar",
-    "ptsd",
-    "ocd",
-    "cancer",
-    "diabetes",
-    "asthma",
-    "epilepsy",
-    "insomnia",
-    "disorder",
-    "mental",
-    "chronic",
-    "heart",
-    "psychiatric",
-)
-
-SENSITIVE_FIELD_SUFFIXES: tuple[str, ...] = (
-    "",
-    "s",
-    "es",
-    "no",
-    "num",
-    "number",
-    "id",
-    "code",
-    "card",
-    "account",
-)
-
 # Value detectors, by the name a refusal gives in details.detector; the patterns
 # and checksums are in sensitive.py.
 SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
@@ -363,143 +261,4 @@ SENSITIVE_VALUE_DETECTORS: tuple[str, ...] = (
     "secret",
     "medical",
 )
-
-# Words that announce a password, PIN or passcode in a value ("password is …",
-# "pw: …", "PIN 4821", "密码是…"); the secret itself must follow (sensitive.py), so
-# "she forgot her password again" passes.
-SECRET_WORDS_EN: tuple[str, ...] = (
-    "password",
-    "passwd",
-    "passcode",
-    "passphrase",
-    "pwd",
-    "pw",
-    "pin",
-    "pin code",
-    "wifi password",
-)
-SECRET_WORDS_ZH: tuple[str, ...] = ("登录密码", "支付密码", "密码", "口令", "暗码", "验证码")
-# After "password is", these ordinary words are not the secret ("her password is weak").
-SECRET_NOT_A_SECRET: tuple[str, ...] = (
-    "a",
-    "an",
-    "the",
-    "my",
-    "her",
-    "his",
-    "their",
-    "your",
-    "our",
-    "same",
-    "weak",
-    "strong",
-    "wrong",
-    "incorrect",
-    "correct",
-    "expired",
-    "changed",
-    "reset",
-    "too",
-    "not",
-    "still",
-    "saved",
-    "required",
-    "needed",
-    "long",
-    "short",
-    "easy",
-    "hard",
-    "simple",
-    "secure",
-    "forgotten",
-    "lost",
-    "set",
-    "shared",
-    "written",
-    "stored",
-    "unknown",
-    "private",
-    "secret",
-)
-# A value that names a diagnosis or a medicine is about health (contract §23): the
-# phrases and drug names, matched as whole words (English) or as written (Chinese).
-MEDICAL_PHRASES_EN: tuple[str, ...] = (
-    "diagnosed with",
-    "diagnosed as",
-    "diagnosis of",
-    "anxiety disorder",
-    "panic disorder",
-    "bipolar disorder",
-    "depressive disorder",
-    "eating disorder",
-    "personality disorder",
-    "obsessive-compulsive disorder",
-    "obsessive compulsive disorder",
-    "stress disorder",
-    "mood disorder",
-    "attention deficit",
-    "schizophrenia",
-    "antidepressant",
-    "antidepressants",
-    "antipsychotic",
-    "antipsychotics",
-    "ssri",
-    "ssris",
-    "chemotherapy",
-)
-MEDICINES: tuple[str, ...] = (
-    "sertraline",
-    "zoloft",
-    "fluoxetine",
-    "prozac",
-    "escitalopram",
-    "lexapro",
-    "citalopram",
-    "paroxetine",
-    "paxil",
-    "venlafaxine",
-    "effexor",
-    "duloxetine",
-    "cymbalta",
-    "bupropion",
-    "wellbutrin",
-    "mirtazapine",
-    "quetiapine",
-    "seroquel",
-    "aripiprazole",
-    "abilify",
-    "olanzapine",
-    "risperidone",
-    "lamotrigine",
-    "alprazolam",
-    "xanax",
-    "lorazepam",
-    "ativan",
-    "clonazepam",
-    "klonopin",
-    "diazepam",
-    "valium",
-    "adderall",
-    "ritalin",
-    "methylphenidate",
-    "metformin",
-    "prednisone",
-)
-MEDICAL_PHRASES_ZH: tuple[str, ...] = (
-    "确诊",
-    "诊断为",
-    "诊断出",
-    "抑郁症",
-    "焦虑症",
-    "双相情感",
-    "强迫症",
-    "精神分裂",
-    "抗抑郁药",
-    "抗焦虑药",
-    "舍曲林",
-    "氟西汀",
-    "帕罗西汀",
-    "艾司西酞普兰",
-    "文拉法辛",
-    "化疗",
-)
+# The words and names those detectors look for are in sensitive_terms.py.

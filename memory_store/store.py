@@ -130,10 +130,8 @@ class MemoryStore:
         known ``display_label`` ("Dana" for "Dana (my manager)") is ``SUBJECT_NOT_FOUND``
         with ``details.did_you_mean``; a new subject without a ``display_label`` in the
         batch gets an ``unlabelled_subject`` warning."""
-        from .writes.apply import apply
-
         with self._open() as session:
-            return apply(session, payload, dry_run, verbose, _new_subjects)
+            return _apply(session, payload, dry_run, verbose)
 
     def undo(self, op_id: str | None = None) -> dict[str, Any]:
         """Revert the latest operation, or the one named."""
@@ -365,6 +363,48 @@ def _label(session: Session, given: str) -> str:
     from .subjects import resolve
 
     return resolve(session, given) or given
+
+
+def _apply(session: Session, payload: object, dry_run: bool, verbose: bool) -> dict[str, Any]:
+    """``writes.apply`` with the subjects by name around it: a ``subject_id`` that is a
+    person's name is answered with that person (``_name_as_code``), and a new
+    ``display_label`` another subject shares gets a warning (``subjects.similar_labels``)."""
+    from .writes.apply import apply
+
+    given: list[object] = []  # the body as read, for a name given as a code
+    checked: list[list[dict[str, Any]]] = []  # the deltas as validated
+
+    def reading() -> object:
+        given.append(payload() if callable(payload) else payload)
+        return given[-1]
+
+    def checking(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:
+        checked.append(deltas)
+        return _new_subjects(session, deltas)
+
+    try:
+        result = apply(session, reading, dry_run, verbose, checking)
+    except MemoryStoreError as err:
+        named = _name_as_code(session, err, given)
+        if named is err:
+            raise
+        raise named from None
+    if checked and any(d.get("field") == "display_label" for d in checked[-1]):
+        from .subjects import similar_labels
+
+        similar_labels(session, result["results"], checked[-1])
+    return result
+
+
+def _name_as_code(session: Session, err: MemoryStoreError, given: list[object]) -> MemoryStoreError:
+    """``subjects.name_given_as_code`` for an ``INVALID_DELTA`` about a ``subject_id``
+    (a name such as 小林 is no code), imported only then; any other error as it is."""
+    path = str(err.details.get("path", ""))
+    if err.code != "INVALID_DELTA" or not path.endswith(".subject_id") or not given:
+        return err
+    from .subjects import name_given_as_code
+
+    return name_given_as_code(session, err, given[-1])
 
 
 def _new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:

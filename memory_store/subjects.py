@@ -15,7 +15,11 @@ on unchanged, so each command answers an unknown subject as it always has
 (``context``: ``subject_known`` false; ``forget-object``: ``SUBJECT_NOT_FOUND``,
 which lists the known subjects with their labels, :func:`not_found`).
 :func:`check_new_subjects` does the same for the subjects an ``apply`` would
-create, and names the ones it creates without a ``display_label``.
+create, and names the ones it creates without a ``display_label``;
+:func:`name_given_as_code` answers an ``apply`` whose ``subject_id`` is no code at all
+(小林, "Bea Li") but a known label; :func:`similar_labels` warns of a new label that
+shares its leading name with another subject's ("阿杰" beside "阿杰（读书会认识的男生）"),
+and :func:`label_pairs` lists such pairs for ``tidy``.
 
 The store holds at most a few hundred rows, so one query without an index on
 the value costs microseconds; it runs only when a subject is given.
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 from . import policy
 from .errors import MemoryStoreError, error
+from .storage.rows import fold, leading_name, name_key
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -153,23 +158,6 @@ def _did_you_mean(given: str, near: list[dict[str, Any]], **details: Any) -> Mem
 
 # ---------------------------------------------------------------- loose matches (§23)
 
-# A label's leading name ends at the first bracket or comma: "Dana (my manager)",
-# "小林（读书会认识的设计师）", "Sam, from the climbing gym".
-_NAME_ENDS = "([{<（【［《〈,，、;；"
-
-
-def fold(text: str) -> str:
-    """``text`` with case, full/half width and spaces ignored (NFKC, casefold, no spaces)."""
-    import unicodedata
-
-    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def leading_name(label: str) -> str:
-    """The part of a label before its first bracket or comma ("Dana (my manager)" → "Dana")."""
-    cut = min((i for i in (label.find(c) for c in _NAME_ENDS) if i >= 0), default=len(label))
-    return label[:cut]
-
 
 def loose_matches(conn: sqlite3.Connection, given: str) -> list[dict[str, Any]]:
     """``[{subject_id, display_label}]`` of the subjects ``given`` names loosely: a label
@@ -220,3 +208,87 @@ def check_new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[s
             raise err
         new[code] = i
     return {code: i for code, i in new.items() if i is not None}
+
+
+# ---------------------------------------------------------------- names on writes (permissions.md)
+
+
+def name_given_as_code(session: Session, err: MemoryStoreError, body: object) -> MemoryStoreError:
+    """The error for ``apply``'s ``INVALID_DELTA`` on a ``subject_id`` that is no code (a
+    name with a space or in Chinese): when it is a subject's label, exactly or loosely
+    ("小林", "Ｂｅａ Ｌｉ", "bea li"), ``SUBJECT_NOT_FOUND`` offering that subject in
+    ``did_you_mean``, as the read commands do; any other value keeps ``err``."""
+    index = err.details.get("index")
+    given = _subject_at(body, index)
+    if given is None or session.blank:
+        return err
+    near = loose_matches(session.conn, given)
+    if not near:
+        return err
+    found = _did_you_mean(given, near)
+    found.details["index"] = index
+    return found
+
+
+def _subject_at(body: object, index: object) -> str | None:
+    """The ``subject_id`` of the delta at ``index`` of an apply body as it was given."""
+    import json
+
+    if isinstance(body, (bytes, bytearray)):
+        body = bytes(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    deltas = body.get("deltas") if isinstance(body, dict) and "deltas" in body else [body]
+    if not isinstance(deltas, list) or not isinstance(index, int) or not 0 <= index < len(deltas):
+        return None
+    given = deltas[index].get("subject_id") if isinstance(deltas[index], dict) else None
+    return given if isinstance(given, str) else None
+
+
+def _labels(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    return conn.execute(
+        "SELECT subject_id, value FROM memories "
+        "WHERE scope = 'object' AND field = 'display_label' AND value != '' ORDER BY subject_id"
+    ).fetchall()
+
+
+def similar_labels(
+    session: Session, results: list[dict[str, Any]], deltas: list[dict[str, Any]]
+) -> None:
+    """A ``similar_label`` warning on each result that wrote a ``display_label`` whose
+    leading name is another subject's ("阿杰" beside "阿杰（读书会认识的男生）"): two
+    people, or one person written twice? The result names the other subject; the person
+    decides (nothing is merged or refused). The labels compared are those before the
+    batch and those it wrote before this delta, so a dry run warns as the apply would."""
+    batch = {
+        d["subject_id"]: (i, d["value"])
+        for i, d in enumerate(deltas)
+        if d.get("action") == "upsert" and d.get("scope") == "object"
+        if d.get("field") == "display_label"
+    }
+    before = [(c, label) for c, label in _labels(session.conn) if c not in batch]
+    for r in results:
+        d = deltas[r["index"]]
+        if r["action"] not in ("created", "updated") or batch.get(d.get("subject_id")) is None:
+            continue
+        if batch[d["subject_id"]][0] != r["index"] or not name_key(d["value"]):
+            continue
+        earlier = [(c, v) for c, (i, v) in batch.items() if i < r["index"]]
+        alike = [
+            {"subject_id": code, "display_label": label}
+            for code, label in sorted(before + earlier)
+            if code != d["subject_id"] and name_key(label) == name_key(d["value"])
+        ]
+        if alike:
+            r.setdefault("warnings", []).append(
+                {
+                    "code": "similar_label",
+                    "message": f"already known by the name {leading_name(d['value']).strip()}: "
+                    f"{_names(alike)}; if this is that person, undo and write to their code; "
+                    "if not, give each a label that tells them apart",
+                    "subjects": alike,
+                }
+            )

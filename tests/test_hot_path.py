@@ -171,7 +171,9 @@ OWN_MODULES = [
     (["show"], 12),
     (["log"], 13),
     (["tidy"], 13),
-    (["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))], 18),
+    # the sensitive detectors' word lists left policy.py for a leaf of their own
+    # (sensitive_terms.py), so the reads no longer load them and apply loads one more
+    (["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))], 19),
     (["undo"], 13),
     (["forget-object", "obj-a", "--confirm"], 16),
 ]

@@ -20,14 +20,15 @@ TOP = "memory_store"
 MODULE_LINES = 450
 CLASS_LINES = 300
 FUNCTION_LINES = 80
-# Data modules: policy tables are declarations, not logic.
-DATA_MODULES = {"memory_store.policy"}
+# Data modules: word lists are declarations, not logic, and grow with the languages they
+# cover; policy.py is held to the usual size.
+DATA_MODULES = {"memory_store.sensitive_terms"}
 
 # §26's rooms. The faces are what a person or a host talks to; nothing else imports them.
 FACES = {"memory_store.cli", "memory_store.mcp", "memory_store.__main__"}
 PACKAGES = {"cli", "mcp", "commands", "recall", "writes", "review", "storage"}
 ONE_MODULE_CONCERNS = {"consent", "erasure", "subjects", "transfer", "doctor", "skill", "hosts"}
-LEAVES = {"errors", "policy"}
+LEAVES = {"errors", "policy", "sensitive_terms"}
 FACADE = "memory_store.store"
 
 

@@ -153,8 +153,11 @@ def test_apply_refuses_a_name_taken_for_a_code(labelled: Path) -> None:
     assert error["details"]["did_you_mean"] == DANA
     assert ok("show") == before
     # A second Dana on purpose: the batch names her, so she is a new person.
+    # She is written, with a similar_label warning naming the Dana already known.
     made = put(delta(subject="dana", value="Dana (from climbing)"), body | {"subject_id": "dana"})
-    assert all("warnings" not in r for r in made["results"])
+    label, job = made["results"]
+    assert [w["code"] for w in label["warnings"]] == ["similar_label"]
+    assert label["warnings"][0]["subjects"] == DANA and "warnings" not in job
 
 
 def test_a_new_subject_without_a_label_is_applied_with_a_warning(labelled: Path) -> None:

@@ -323,6 +323,8 @@ def _call(ns: argparse.Namespace) -> dict[str, Any] | None:
         from .inputs import INPUTS
 
         args.update(INPUTS[ns.command](ns))
+    if ns.command == "apply" and ns.format == "table":
+        args["verbose"] = True  # a table names each row's subject: whole rows carry it
     store = MemoryStore(ns.data_dir)
     data = found.call(store, args)
     if data is None and found.serves:

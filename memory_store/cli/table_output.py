@@ -272,6 +272,11 @@ def table(command: str | None, data: dict[str, Any]) -> str:
             _pairs(data, skip=("results", "pruned")),
             _rows_table(rows, ("index", "action", "id", "scope", "subject_id", "field", "value")),
         ]
+        warned = [
+            {"index": r["index"], **w} for r in data["results"] for w in r.get("warnings", [])
+        ]
+        if warned:
+            parts.append("warnings:\n" + _rows_table(warned, ("index", "code", "message")))
         if data.get("pruned"):
             parts.append("pruned:\n" + _rows_table(data["pruned"], ROW_KEYS))
         return "\n\n".join(parts)

@@ -62,7 +62,9 @@ FAMILY = (
                 "with `--verbose`); `related` (current rows of the same concept, `id`, `field`, "
                 "`value`, `since`) when it created a second one; `replaced` (the row a "
                 "`replaces` ended); `past_id` (a delta that named a past value); `warnings` "
-                "(`unlabelled_subject`: a new subject with no `display_label` in the batch)",
+                "(`unlabelled_subject`: a new subject with no `display_label` in the batch; "
+                "`similar_label`: another subject's label has the same leading name, in "
+                "`subjects`)",
             ),
             (
                 "pruned",
@@ -137,7 +139,8 @@ FAMILY = (
                 "findings",
                 "list",
                 "each `kind` (`same_concept`, `stale_hypothesis`, `relative_date`, `near_cap`, "
-                "`ended`, `past_plan`, `unlabelled_subject`), `subject_id`, `ids` (rows it is "
+                "`ended`, `past_plan`, `unlabelled_subject`, `similar_label`), `subject_id`, "
+                "`ids` (rows it is "
                 "about), `message`",
             ),
             (

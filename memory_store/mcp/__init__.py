@@ -21,7 +21,9 @@ resolvers' annotations as objects.
 import inspect
 import logging
 import sys
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -36,7 +38,7 @@ from ..errors import MemoryStoreError
 from . import schemas
 from .confirmation import Confirm, answered_with_an_error, confirmed, resolver
 from .results import as_refusal, refusal, refusal_of, run_tool, with_signature
-from .wire import CheckedLines, refusals
+from .wire import REFUSED_TOOL, CheckedLines, refusals
 
 INSTRUCTIONS = """\
 memory-store, the user's memory on this device:
@@ -160,6 +162,29 @@ def _serialize_calls(lock: anyio.Lock) -> Any:
     return middleware
 
 
+def _checked_arguments() -> Any:
+    """A call's arguments checked against the tool's input schema before the SDK reads
+    them (``schemas.check_arguments``): a refusal is re-addressed to the refused tool,
+    which ``wire.refusals`` answers, so the call never runs."""
+    by_tool = {
+        c.tool.name: (c, schemas.input_schema(c)) for c in COMMANDS.values() if c.tool is not None
+    }
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        params = dict(ctx.params) if isinstance(ctx.params, Mapping) else {}
+        name = params.get("name")
+        tool = by_tool.get(name) if isinstance(name, str) else None
+        if ctx.method != "tools/call" or tool is None:
+            return await call_next(ctx)
+        refused = schemas.check_arguments(*tool, params.get("arguments"))
+        if refused is None:
+            return await call_next(ctx)
+        params.update(name=REFUSED_TOOL, arguments=refused)
+        return await call_next(replace(ctx, params=params))
+
+    return middleware
+
+
 def _uniform_errors() -> Any:
     """The SDK's own tool errors (unknown tool, arguments that fail validation, a crash)
     carry the same ``{code, message, details}`` as ours, as text, never a traceback."""
@@ -178,10 +203,21 @@ def _uniform_errors() -> Any:
         if text == prefix:
             code, message = "INTERNAL_ERROR", "the memory server failed unexpectedly"
         else:
-            code, message = "INVALID_ARGUMENTS", text.removeprefix(prefix + ": ")
+            code, message = "INVALID_ARGUMENTS", _plain(text.removeprefix(prefix + ": "))
         return as_refusal(result, {"code": code, "message": message, "details": {"tool": name}})
 
     return middleware
+
+
+def _plain(text: str) -> str:
+    """The SDK's words for arguments it refused, without a validation library's report
+    (its type codes and web addresses): which arguments, and where their rules are.
+    ``schemas.check_arguments`` answers first; this is the line behind it."""
+    lines = text.splitlines()
+    if not lines or "validation error" not in lines[0]:
+        return text
+    where = [line for line in lines[1:] if line and not line.startswith(" ")]
+    return f"these arguments do not fit the tool's input schema (tools/list): {', '.join(where)}"
 
 
 class _Server(MCPServer):
@@ -218,6 +254,7 @@ def build_server(store: Any, lifespan: Any = None) -> MCPServer:
         version=__version__,
         instructions=INSTRUCTIONS,
         middleware=[
+            _checked_arguments(),
             refusals(),
             _uniform_errors(),
             _serialize_calls(anyio.Lock()),

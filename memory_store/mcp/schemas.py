@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import policy
 from ..commands import Command, Option
+from ..errors import MemoryStoreError
 
 # Keywords a flat schema drops: composition and conditions (several hosts reject them),
 # annotations for people, and patterns, said in words in the descriptions instead.
@@ -119,3 +120,101 @@ def description(command: Command) -> str:
     the command's help where a tool has none)."""
     text = command.tool.description or command.help
     return text + CONFIRMED if command.tool.confirm else text
+
+
+# ---------------------------------------------------------------- a call's arguments
+
+# What a value of each published type must be, in the command line's words. A number or a
+# truth value written as text ("2000", "true"), which some hosts send, is still taken: the
+# SDK reads it as the number or the truth value it says.
+_TYPE_RULES = {
+    "boolean": (
+        "must be true or false",
+        lambda v: isinstance(v, bool) or (isinstance(v, str) and v.lower() in ("true", "false")),
+    ),
+    "integer": (
+        "must be an integer",
+        lambda v: (
+            (isinstance(v, int) and not isinstance(v, bool))
+            or (isinstance(v, str) and v.strip().lstrip("-").isdigit() and v.strip().isascii())
+        ),
+    ),
+    "string": ("must be non-empty UTF-8 text", lambda v: isinstance(v, str)),
+    "object": ("must be one delta, a JSON object", lambda v: isinstance(v, dict)),
+    "array": ("must be a list of deltas", lambda v: isinstance(v, list)),
+}
+
+
+def check_arguments(
+    command: Command, schema: dict[str, Any], args: object
+) -> dict[str, Any] | None:
+    """The refusal (``{code, message, details}``) for a call whose arguments the tool does
+    not take, lacks or cannot read, in the command line's words, before the SDK reads
+    them: an unknown argument is never ignored (``dryrun`` for ``dry_run`` would write),
+    and no library's text reaches the model. None when they fit the input schema; the
+    library still checks each value's rule. ``schema`` is the tool's
+    :func:`input_schema`, made once."""
+    tool = command.tool.name
+    props: dict[str, Any] = schema["properties"]
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return _refused(tool, "the arguments must be a JSON object", argument=None)
+    unknown = sorted(set(args) - set(props))
+    if unknown:
+        import difflib
+
+        near = [m for u in unknown for m in difflib.get_close_matches(u, list(props), 1, 0.6)]
+        takes = f" ({tool} takes {', '.join(props)})." if props else f" ({tool} takes none)."
+        hint = f"; did you mean {', '.join(near)}?" if near else takes
+        return _refused(
+            tool,
+            f"unrecognized arguments: {', '.join(unknown)}{hint} Nothing was done.",
+            argument=unknown[0],
+            did_you_mean=near,
+        )
+    missing = [name for name in schema.get("required", []) if args.get(name) is None]
+    if missing:
+        return _refused(
+            tool, f"the following arguments are required: {', '.join(missing)}", argument=missing[0]
+        )
+    options = {o.name: o for o in command.options}
+    for name, value in args.items():
+        rule = _broken_rule(props[name], options.get(name), value, name)
+        if rule is None:
+            continue
+        if props[name].get("type") in ("object", "array"):  # apply's body: the CLI's code
+            return {
+                "code": "INVALID_DELTA",
+                "message": rule,
+                "details": {"index": None, "path": "$"},
+            }
+        return _refused(tool, rule, argument=name)
+    return None
+
+
+def _broken_rule(prop: dict[str, Any], option: Option | None, value: Any, name: str) -> str | None:
+    """The rule ``value`` breaks, in words, or None (null stands for the default)."""
+    if value is None:
+        return None
+    if "enum" in prop:
+        return (
+            None if value in prop["enum"] else f"{name} must be one of: {', '.join(prop['enum'])}"
+        )
+    words, fits = _TYPE_RULES.get(prop.get("type", ""), ("", lambda v: True))
+    if fits(value):
+        return None
+    if option is not None and option.check is not None:
+        try:
+            option.check(value, name)  # the library's own words for its rule
+        except MemoryStoreError as broken:
+            return broken.message
+    return f"{name} {words}"
+
+
+def _refused(tool: str, message: str, argument: str | None, **details: Any) -> dict[str, Any]:
+    return {
+        "code": "INVALID_ARGUMENTS",
+        "message": message,
+        "details": {"tool": tool, "argument": argument, **details},
+    }

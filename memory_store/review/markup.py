@@ -73,6 +73,7 @@ FINDINGS = {
     "ended": ("已结束", "Ended"),
     "past_plan": ("计划的日子已过", "A plan whose day has passed"),
     "unlabelled_subject": ("不知道是谁的记录", "Rows about someone unnamed"),
+    "similar_label": ("两个人同名", "Two people, one name"),
 }
 
 STYLE = """

@@ -208,6 +208,39 @@ def label(row: dict[str, Any]) -> str:
     return where if row["subject_id"] == policy.USER_SUBJECT else f"{row['subject_id']} {where}"
 
 
+# A label's leading name ends at the first bracket or comma: "Dana (my manager)",
+# "小林（读书会认识的设计师）", "Sam, from the climbing gym".
+_NAME_ENDS = "([{<（【［《〈,，、;；"
+
+
+def fold(text: str) -> str:
+    """``text`` with case, full/half width and spaces ignored (NFKC, casefold, no spaces)."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def leading_name(label: str) -> str:
+    """The part of a label before its first bracket or comma ("Dana (my manager)" → "Dana")."""
+    cut = min((i for i in (label.find(c) for c in _NAME_ENDS) if i >= 0), default=len(label))
+    return label[:cut]
+
+
+def name_key(label: str) -> str:
+    """A label's leading name, folded: two subjects with one key share a name."""
+    return fold(leading_name(label))
+
+
+def same_name_groups(stored: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The ``display_label`` rows of two or more subjects whose labels share a leading
+    name ("阿杰", "阿杰（读书会认识的男生）"), one list per name."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in stored:
+        if r["scope"] == "object" and r["field"] == "display_label" and name_key(r["value"]):
+            groups.setdefault(name_key(r["value"]), []).append(r)
+    return [g for g in groups.values() if len({r["subject_id"] for r in g}) > 1]
+
+
 def select(
     conn: sqlite3.Connection, where: str = "", params: Any = (), columns: str = SELECT
 ) -> list[dict[str, Any]]:
@@ -285,8 +318,34 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
+_KIND_OF_WORD = {word: kind for kind, words in policy.FIELD_KINDS.items() for word in words}
+
+
+def kind_of(field: str) -> str:
+    """The kind of claim a field makes (``goal_work``: a goal, ``planned_trip``: a plan),
+    from its leading word (``policy.FIELD_KINDS``); "" for a fact (``job``, ``fact_job``)."""
+    first, _, rest = field.partition("_")
+    return _KIND_OF_WORD.get(first, "") if rest else ""
+
+
+def kinded_concepts(field: str) -> frozenset[tuple[str, str]]:
+    """(kind, concept) for each concept of ``field``: ``goal_work`` holds ("goal", "job"),
+    ``job`` and ``fact_job`` ("", "job"). Rows are one concept only when both agree, so a
+    goal, plan, wish or preference about work is never the job itself."""
+    kind = kind_of(field)
+    return frozenset((kind, concept) for concept in concepts_of(field))
+
+
+def concept_words(kinded: tuple[str, str]) -> str:
+    """A (kind, concept) in words: "job", "goal about job", "past job"."""
+    kind, concept = kinded
+    if not kind:
+        return concept
+    return f"past {concept}" if kind == "past" else f"{kind} about {concept}"
+
+
 def same_concept(a: str, b: str) -> bool:
-    return a != b and bool(concepts_of(a) & concepts_of(b))
+    return a != b and bool(kinded_concepts(a) & kinded_concepts(b))
 
 
 def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -318,14 +377,15 @@ def past_rows(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def concept_groups(
     current: list[dict[str, Any]],
-) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
-    """(scope, subject, concept) -> the current rows that hold it, where two or more do:
-    rows that may both claim to be true (profile, person and relationship rows only)."""
-    seen: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+) -> dict[tuple[str, str, tuple[str, str]], list[dict[str, Any]]]:
+    """(scope, subject, (kind, concept)) -> the current rows that hold it, where two or
+    more do: rows that may both claim to be true (profile, person and relationship rows
+    only), of one kind (``kinded_concepts``)."""
+    seen: dict[tuple[str, str, tuple[str, str]], list[dict[str, Any]]] = {}
     for row in current:
         if row["scope"] in policy.HISTORY_SCOPES:
-            for concept in sorted(concepts_of(row["field"])):
-                seen.setdefault((row["scope"], row["subject_id"], concept), []).append(row)
+            for kinded in sorted(kinded_concepts(row["field"])):
+                seen.setdefault((row["scope"], row["subject_id"], kinded), []).append(row)
     return {key: group for key, group in seen.items() if len(group) > 1}
 
 

@@ -15,40 +15,60 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .. import policy
+from .. import sensitive_terms as terms
+
+TYPE_CHECKING = False  # typing costs an import; annotations are strings here
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def sensitive_field(field: str) -> str | None:
     """The detector a field name is about (``home_address``…), or None."""
     joined = f"_{field}_"
-    for run in policy.FORM_OF_ADDRESS_RUNS:
+    for run in terms.FORM_OF_ADDRESS_RUNS:
         joined = joined.replace(f"_{run}_", "_")
     words = joined.strip("_").split("_")
-    for detector, fragments in policy.SENSITIVE_FIELD_FRAGMENTS.items():
+    for detector, fragments in terms.SENSITIVE_FIELD_FRAGMENTS.items():
         for frag in fragments:
             if "_" in frag:
                 if f"_{frag}_" in joined or any(
                     "_".join(words[i:]).startswith(frag) for i in range(len(words))
                 ):
                     return detector
-            elif any(
-                w.startswith(frag) and w[len(frag) :] in policy.SENSITIVE_FIELD_SUFFIXES
-                for w in words
-            ):
+            elif any(_word_is(w, frag, detector) for w in words):
                 return detector
     if ("condition" in words or "conditions" in words) and any(
-        w in policy.HEALTH_CONDITION_WORDS for w in words
+        w in terms.HEALTH_CONDITION_WORDS for w in words
     ):
         return "medical"
     return None
 
 
+_COMPOUND_TAILS = frozenset(terms.MEDICAL_COMPOUND_TAILS.split())
+
+
+def _word_is(word: str, frag: str, detector: str) -> bool:
+    """``word`` is ``frag``, in the plural ("therapies", "diagnoses") or with a suffix."""
+    forms = [word]
+    if word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    elif word.endswith("ses"):
+        forms.append(word[:-2] + "is")
+    for w in forms:
+        if w.startswith(frag) and w[len(frag) :] in terms.SENSITIVE_FIELD_SUFFIXES:
+            return True
+        at = w.find(frag) if detector == "medical" and len(frag) >= 6 else -1
+        rest = w[at + len(frag) :]
+        if at >= 0 and (rest in terms.SENSITIVE_FIELD_SUFFIXES or rest in _COMPOUND_TAILS):
+            return True
+    return False
+
+
 # --- value detectors --------------------------------------------------------
 #
 # They read the text after _normalize, so that fullwidth digits, invisible
-# characters and odd dashes cannot hide a number. A number is judged by the
-# shape of its digit groups (_windows), so that a list of dates, years or prices
-# with the right digit count is not taken for a card or a phone number.
+# characters and odd dashes cannot hide a number. Cards, phone numbers and IDs
+# are judged by the shape of their digit groups, in numbers.py.
 
 # Dashes that NFKC leaves alone but people (and models) put between digits.
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63"), "-")
@@ -126,159 +146,6 @@ _API_KEY_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "ASIA", "xox", "AIza", 
 _LONG_TOKEN = r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/=_-]{32,}(?![A-Za-z0-9+/=_-])"
 _IBAN = r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}(?![A-Za-z0-9])"
 
-# A run: digit groups joined by single spaces, dots or dashes, perhaps after "+"
-# or a bracketed area code, perhaps ending in the X of an ID number. A group
-# glued to a letter ("26T19", "12A") is left out, and so is a time ("11:34").
-_RUN = (
-    r"(?<![0-9A-Za-z])(?<![0-9]:)(\+)?(?:\(([0-9]{2,4})\) ?)?"
-    r"([0-9]+(?:[ .-][0-9]+)*)([Xx](?![0-9A-Za-z]))?(?![0-9A-Za-z]|:[0-9])"
-)
-# A date ends a run, so that "2026-04-26 2026-05-03" holds no number at all.
-_DATE = (
-    r"(?<![0-9])(?<![0-9][-./])(?:18|19|20)[0-9]{2}([-./])(?:0?[1-9]|1[0-2])\1"
-    r"(?:0?[1-9]|[12][0-9]|3[01])(?![-./]?[0-9])"
-)
-_HHMM = r"(?:[01][0-9]|2[0-3])[0-5][0-9]"
-# Units of amounts and measures. 分 (分机), 年 (年底), 千 (千万)… are left out:
-# they also begin ordinary words that may follow a phone number.
-_UNIT_AFTER = (
-    r" ?(?:元|块|円|¥|\$|€|£|%|°|米|厘米|公斤|斤|克"
-    r"|(?:cm|mm|km|kg|lbs?|yuan|rmb|usd|eur|dollars?|euros?|pounds?)(?![A-Za-z]))"
-)
-_UNIT_BEFORE = r"(?:[¥$€£]|rmb|usd|eur) ?$"
-_PRC_ID = (
-    r"[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9X]"
-)
-_PRC_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_PRC_CHECK = "10X98765432"
-
-
-class _Window:
-    """Consecutive digit groups of one run: what the number detectors judge."""
-
-    def __init__(self, groups: list[str], plus: bool, bracketed: bool, listlike: bool) -> None:
-        self.groups, self.lengths, self.digits = groups, [len(g) for g in groups], "".join(groups)
-        self.plus = plus  # it starts with "+"
-        self.bracketed = bracketed  # its first group was an area code in brackets
-        self.listlike = listlike and len(groups) > 1  # unbroken digits are one number
-
-
-def _is_list(groups: list[str], text: str, start: int, end: int) -> bool:
-    """A run of years, times, amounts or round numbers is a list, not one number."""
-    years = sum(1 for g in groups if g.isdigit() and 1900 <= int(g) <= 2099)
-    return (
-        (years >= 2 and all(len(g) == 4 for g in groups))  # 2019 2021 2023
-        or (len(groups) >= 3 and all(re.fullmatch(_HHMM, g) for g in groups))  # 0930 1130 1400
-        or (len(groups) >= 4 and all(g.endswith("0") for g in groups))  # 1200 1500 1800 2000
-        or bool(
-            re.compile(_UNIT_AFTER, re.IGNORECASE).match(text, end)
-            or re.compile(_UNIT_BEFORE, re.IGNORECASE).search(text, 0, start)
-        )
-    )
-
-
-def _windows(text: str) -> list[_Window]:
-    found: list[_Window] = []
-    text = re.sub(_DATE, ";", text)
-    for m in re.finditer(_RUN, text):
-        plus, area, body, x = m.groups()
-        parts = re.split("([ .-])", body)
-        groups, seps = ([area] if area else []) + parts[::2], ([" "] if area else []) + parts[1::2]
-        if x:
-            groups[-1] += "X"
-        # Judged: the whole run, the run less its last piece (a CVV, an extension
-        # or a year after the number) and each piece alone. Only a space cuts
-        # pieces: "2026-04" or "3.1415…" is one thing.
-        cuts = [0] + [i + 1 for i, sep in enumerate(seps) if sep == " "] + [len(groups)]
-        spans = {(0, cuts[-1]), (0, cuts[-2]), *zip(cuts[:-1], cuts[1:], strict=True)}
-        listlike = _is_list(groups, text, m.start(), m.end())
-        for a, b in sorted(spans):
-            if a < b and sum(map(len, groups[a:b])) <= 19:  # no detector takes more digits
-                first = a == 0
-                found.append(
-                    _Window(groups[a:b], first and bool(plus), first and bool(area), listlike)
-                )
-    return found
-
-
-def _luhn_valid(digits: str) -> bool:
-    total = 0
-    for i, c in enumerate(reversed(digits)):
-        d = int(c)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _is_card(w: _Window) -> bool:
-    if w.plus or w.bracketed or w.listlike or not w.digits.isdigit():
-        return False
-    if not 13 <= len(w.digits) <= 19 or _is_mobile(_without_country_code(w.groups)):
-        return False  # 0086 13812345678 is a phone, whatever Luhn says
-    n = w.lengths
-    # Grouped as cards are printed: fours (the last group may be shorter), the
-    # 4-6-5 / 4-6-4 of Amex and Diners, unbroken, or one digit at a time.
-    shaped = (
-        len(n) == 1
-        or set(n) == {1}
-        or n in ([4, 6, 5], [4, 6, 4])
-        or (len(n) >= 4 and set(n[:-1]) == {4} and n[-1] <= 4)
-    )
-    return shaped and _luhn_valid(w.digits)
-
-
-def _is_mobile(groups: list[str]) -> bool:
-    """A mainland-China mobile: 11 digits starting 1[3-9], grouped as people write it."""
-    n = [len(g) for g in groups]
-    return bool(re.fullmatch("1[3-9][0-9]{9}", "".join(groups))) and (
-        n in ([11], [3, 4, 4], [3, 8], [7, 4]) or set(n) == {1}
-    )
-
-
-def _without_country_code(groups: list[str]) -> list[str]:
-    if len(groups) > 1 and groups[0] in ("86", "0086"):
-        return groups[1:]
-    m = re.fullmatch("(?:0086|86)(1[0-9]{10})", groups[0]) if len(groups) == 1 else None
-    return [m.group(1)] if m else groups
-
-
-def _is_phone(w: _Window) -> bool:
-    if w.listlike or not w.digits.isdigit():
-        return False
-    n = w.lengths
-    if w.plus:  # E.164: a country code of 1-3 digits and 7-14 more, grouped or not
-        return 8 <= len(w.digits) <= 15 and (len(n) == 1 or n[0] <= 3)
-    if _is_mobile(w.groups) or _is_mobile(_without_country_code(w.groups)):
-        return True
-    # An area code (leading 0, or in brackets), then groups of three or more:
-    # 010-12345678, 020 7946 0958, (020) 7946 0958, 07700 900123.
-    national = (
-        (w.bracketed or bool(re.fullmatch("0[1-9][0-9]{0,3}", w.groups[0])))
-        and 2 <= len(n) <= 4
-        and w.groups[1][0] != "0"  # a subscriber number never starts with 0
-        and min(n[1:]) >= 3
-        and 10 <= len(w.digits) <= 12
-    )
-    # 555-123-4567; no area code has 9 in the middle, as prices like 899 999 1299 do.
-    north_american = n == [3, 3, 4] and bool(re.match("[2-9][0-8]", w.digits))
-    service = n == [4, 3, 3] and w.digits[:3] in ("400", "800")  # 4008-123-123
-    return national or north_american or service
-
-
-def _is_prc_id(w: _Window) -> bool:
-    # Checksum and birth date make a chance match rare, so most groupings count
-    # ("110105 19491231 0021"), but not groups of one or two digits in the
-    # middle, as in a list of dates and times.
-    n, s = w.lengths, w.digits
-    if w.plus or w.bracketed or not (min(n[:-1], default=3) >= 3 or set(n) == {1}):
-        return False
-    if not re.fullmatch(_PRC_ID, s):
-        return False
-    return (
-        _PRC_CHECK[sum(int(c) * k for c, k in zip(s[:17], _PRC_WEIGHTS, strict=True)) % 11] == s[17]
-    )
-
 
 def _iban_valid(candidate: str) -> bool:
     s = re.sub("[ -]", "", candidate)
@@ -332,65 +199,162 @@ def _has_key_prefix(text: str) -> bool:
 
 # "password is Tulip#2026", "pw: x9", "PIN 4821", "密码是Tulip#2026": a word that
 # announces a secret, then the secret. After "is", ":" or "=" any word but an
-# ordinary one (policy.SECRET_NOT_A_SECRET: "her password is weak") is the secret;
+# ordinary one (terms.SECRET_NOT_A_SECRET: "her password is weak") is the secret;
 # with no such link only a word holding a digit or a symbol is ("pw Tulip#2026"),
-# so "she forgot her password again" passes.
+# so "she forgot her password again" passes. The text is read in lower case.
 _SECRET_EN = (
-    r"(?<![A-Za-z])(?:{words})(?![A-Za-z])"
+    r"(?<![a-z0-9])(?:{words})(?![a-z])"
     r"(?:\s*(is|was|[:=])\s*|\s+)([^\s,;，。；]+)"
 )
-_SECRET_ZH = r"(?:{words})(?:是|为|：|:|=|\s)*([A-Za-z0-9][\x21-\x7e]{{2,}})"
+_ZH_LINK = r"(?:\s|是|为|為|は|が|는|은|:|=)*"
+_ASCII_SECRET = r"[a-z0-9][\x21-\x7e]{2,}"
+_CJK_RUN = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}"
+_PASSPHRASE = r"[a-z]+(?: [a-z]+){3,}"
+# A credential named by what it opens: "HR portal: Tulip#2291", "the alarm code is 4821",
+# "code for the gate: 4821" (terms.ACCOUNT_WORDS, terms.CODE_THINGS).
+_GIVEN = r"\s*(?:is|was|[:=]|是|为|為)\s*([^\s,;，。；、]+)"
+_ACCOUNT = r"(?<![a-z0-9])(?:{accounts})(?![a-z0-9])" + _GIVEN
+_CODE = (
+    r"(?<![a-z0-9])(?:(?:{things})\s*(?:{codes})(?:\s+number)?"
+    r"|(?:{codes})\s+(?:for|to)\s+(?:the\s+|her\s+|his\s+|my\s+|our\s+|their\s+)?(?:{things}))"
+    r"(?![a-z0-9])" + _GIVEN
+)
+_NOT_A_CREDENTIAL = r"@.*|.*://.*|www\..*|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:/\S*)?"
 
 
-def _has_secret(text: str) -> bool:
-    low = text.lower()
-    if any(w in text for w in policy.SECRET_WORDS_ZH):
-        zh = _SECRET_ZH.format(words="|".join(policy.SECRET_WORDS_ZH))
-        if re.search(zh, text):
+# The word lists, split once (sensitive_terms.py keeps them as text).
+_SECRET_WORDS_ZH = tuple(terms.SECRET_WORDS_ZH.split())
+_SECRET_WORDS_PHRASE = frozenset(terms.SECRET_WORDS_PHRASE.split())
+_NOT_A_SECRET_ZH = tuple(terms.SECRET_NOT_A_SECRET_ZH.split())
+_NOT_A_SECRET = frozenset(terms.SECRET_NOT_A_SECRET.split())
+_PASSPHRASE_BREAKERS = _NOT_A_SECRET | frozenset(terms.PASSPHRASE_BREAKERS.split())
+_ACCOUNT_WORDS = tuple(terms.ACCOUNT_WORDS.split())
+_CODE_THINGS = tuple(terms.CODE_THINGS.split())
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+def _phrase_secret(low: str, at: int) -> bool:
+    """Chinese (Japanese, Korean) words at ``at`` that give a secret rather than say
+    something about it ("芝麻开门", not "她的生日" or "多少")."""
+    m = re.compile(_CJK_RUN).match(low, at)
+    return m is not None and not m.group().startswith(_NOT_A_SECRET_ZH)
+
+
+def _has_zh_secret(low: str) -> bool:
+    words = tuple(w for w in _SECRET_WORDS_ZH if w in low)
+    for m in re.finditer(_alternation(words), low) if words else ():
+        link = re.compile(_ZH_LINK).match(low, m.end())  # it may be empty, never None
+        after = link.end() if link else m.end()
+        if re.compile(_ASCII_SECRET).match(low, after):
             return True
+        linked = link is not None and link.group().strip() != ""
+        if linked and m.group() in _SECRET_WORDS_PHRASE and _phrase_secret(low, after):
+            return True
+    return False
+
+
+def _has_en_secret(low: str) -> bool:
     if not any(w in low for w in ("pw", "pin", "pass")):
         return False
-    words = "|".join(sorted((re.escape(w) for w in policy.SECRET_WORDS_EN), key=len, reverse=True))
-    for m in re.finditer(_SECRET_EN.format(words=words), low):
+    for m in re.finditer(_SECRET_EN.format(words=_alternation(terms.SECRET_WORDS_EN)), low):
         link, token = m.group(1), m.group(2).strip("\"'.!?()[]")
+        if link and _phrase_secret(low, m.start(2)):  # "her password is 芝麻开门"
+            return True
+        if link in (":", "=") and _passphrase(low, m.start(2)):
+            return True
         if len(token) < 3:
             continue
         marked = any(not c.isalpha() for c in token)  # a digit or a symbol
         if marked and (link or len(token) >= 4):
             return True
-        if link and token not in policy.SECRET_NOT_A_SECRET and token.isascii():
+        if link and token not in _NOT_A_SECRET and token.isascii():
             return True
     return False
 
 
-def _has_medical(text: str) -> bool:
-    if any(p in text for p in policy.MEDICAL_PHRASES_ZH):
-        return True
-    low = text.lower()
-    words = set(re.findall(r"[a-z]+", low))
-    if words.intersection(policy.MEDICINES):
-        return True
-    return any(
-        re.search(rf"(?<![a-z]){re.escape(p)}(?![a-z])", low)
-        for p in policy.MEDICAL_PHRASES_EN
-        if p.split()[0] in words
+def _passphrase(low: str, at: int) -> bool:
+    """Four or more plain words after "password:" ("correct horse battery staple")."""
+    m = re.compile(_PASSPHRASE).match(low, at)
+    return m is not None and _PASSPHRASE_BREAKERS.isdisjoint(m.group().split()[1:])
+
+
+def _credential_token(token: str, digits_suffice: bool) -> bool:
+    token = token.strip("\"'.!?()[]:;")
+    if digits_suffice and len(token) >= 3 and any(c.isdigit() for c in token):
+        return True  # "the alarm code is 4821"
+    return (
+        len(token) >= 6
+        and token.isascii()
+        and any(c.isalpha() for c in token)
+        and any(not c.isalpha() for c in token)
+        and not re.fullmatch(_NOT_A_CREDENTIAL, token)
     )
 
 
-_TEXT_DETECTORS: tuple[tuple[str, Callable[[str, list[_Window]], bool]], ...] = (
-    ("url_credentials", lambda t, ws: "://" in t and bool(re.search(_URL_CREDENTIALS, t))),
-    ("email", lambda t, ws: _has_email(t)),
-    ("api_key", lambda t, ws: _has_key_prefix(t) and bool(re.search(_API_KEYS, t))),
-    ("prc_id", lambda t, ws: any(_is_prc_id(w) for w in ws)),
-    ("iban", lambda t, ws: _has_iban(t)),
-    ("payment_card", lambda t, ws: any(_is_card(w) for w in ws)),
-    ("phone", lambda t, ws: any(_is_phone(w) for w in ws)),
+def _has_account_secret(low: str) -> bool:
+    accounts = tuple(w for w in _ACCOUNT_WORDS if w in low)
+    for m in re.finditer(_ACCOUNT.format(accounts=_alternation(accounts)), low) if accounts else ():
+        if _credential_token(m.group(1), digits_suffice=False):
+            return True
+    things = tuple(w for w in _CODE_THINGS if w in low)
+    if not things or not any(w in low for w in terms.CODE_WORDS):
+        return False
+    codes = _alternation(terms.CODE_WORDS)
+    code = _CODE.format(things=_alternation(things), codes=codes)
+    return any(_credential_token(m.group(1), digits_suffice=True) for m in re.finditer(code, low))
+
+
+def _has_secret(text: str) -> bool:
+    low = text.lower()
+    return _has_zh_secret(low) or _has_en_secret(low) or _has_account_secret(low)
+
+
+# Health terms: single English words are looked up in the value's words, phrases are
+# searched for only when their first word is there (documentation/privacy.md).
+_HEALTH_TERMS = (
+    *terms.MEDICAL_PHRASES_EN,
+    *terms.HEALTH_CONDITIONS_EN,
+    *terms.HEALTH_CONDITION_NAMES_EN.split(),
+    *terms.MEDICINES.split(),
+)
+_MEDICAL_WORDS = frozenset(t for t in _HEALTH_TERMS if t.isalpha())
+_MEDICAL_PHRASES = tuple((re.findall("[a-z]+", t)[0], t) for t in _HEALTH_TERMS if not t.isalpha())
+_MEDICAL_ZH = (*terms.MEDICAL_PHRASES_ZH.split(), *terms.MEDICINES_ZH.split())
+
+
+def _has_medical(text: str) -> bool:
+    if any(p in text for p in _MEDICAL_ZH):
+        return True
+    low = text.lower().replace("\u2019", "'")
+    words = set(re.findall(r"[a-z]+", low))
+    if not words.isdisjoint(_MEDICAL_WORDS):
+        return True
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(p)}(?![a-z])", low)
+        for first, p in _MEDICAL_PHRASES
+        if first in words
+    )
+
+
+# The number detectors (numbers.py) are loaded only for a text of enough digits; they
+# are called in this order, the IBAN between the ID and the card.
+_TEXT_DETECTORS: tuple[tuple[str, Callable[[str, Any], bool]], ...] = (
+    ("url_credentials", lambda t, n: "://" in t and bool(re.search(_URL_CREDENTIALS, t))),
+    ("email", lambda t, n: _has_email(t)),
+    ("api_key", lambda t, n: _has_key_prefix(t) and bool(re.search(_API_KEYS, t))),
+    ("prc_id", lambda t, n: n is not None and n.prc_id()),
+    ("iban", lambda t, n: _has_iban(t)),
+    ("payment_card", lambda t, n: n is not None and n.card()),
+    ("phone", lambda t, n: n is not None and n.phone()),
     (
         "api_key",
-        lambda t, ws: len(t) >= 32 and any(map(_long_token_is_secret, re.findall(_LONG_TOKEN, t))),
+        lambda t, n: len(t) >= 32 and any(map(_long_token_is_secret, re.findall(_LONG_TOKEN, t))),
     ),
-    ("secret", lambda t, ws: _has_secret(t)),
-    ("medical", lambda t, ws: _has_medical(t)),
+    ("secret", lambda t, n: _has_secret(t)),
+    ("medical", lambda t, n: _has_medical(t)),
 )
 
 
@@ -398,9 +362,12 @@ def sensitive_text(text: str) -> str | None:
     """The name of the first detector that matches ``text``, or None."""
     text = _normalize(text)
     # _normalize leaves only ASCII digits, and a number is made of them.
-    few = sum(map(text.count, "0123456789")) < _NUMBER_DIGITS_MIN
-    windows = [] if few else _windows(text)
+    numbers = None
+    if sum(map(text.count, "0123456789")) >= _NUMBER_DIGITS_MIN:
+        from .numbers import Numbers
+
+        numbers = Numbers(text)
     for name, detect in _TEXT_DETECTORS:
-        if detect(text, windows):
+        if detect(text, numbers):
             return name
     return None

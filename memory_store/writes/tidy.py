@@ -25,6 +25,7 @@ KINDS = (
     "ended",
     "past_plan",
     "unlabelled_subject",
+    "similar_label",
 )
 _RELATIVE = (*policy.RELATIVE_TIME_WORDS_ZH.split(), *policy.RELATIVE_TIME_WORDS_EN)
 
@@ -64,6 +65,7 @@ def analyse(
     _ended(found, findings)
     _past_plans(found, findings)
     _unlabelled(found, findings)
+    _similar_labels(stored, subject_id, findings)
     return findings, deltas
 
 
@@ -74,11 +76,15 @@ def _finding(kind: str, subject: str, ids: list[str], message: str) -> dict[str,
 def _same_concept(
     found: list[dict[str, Any]], findings: list[dict[str, Any]], deltas: Steps
 ) -> None:
-    """Two current rows of one scope and subject in one concept group: the older (by
-    ``since``, then by write) is proposed to end as of the newer's ``since``."""
+    """Two current rows of one scope and subject in one concept group of one kind: the
+    older (by ``since``, then by write) is proposed to end as of the newer's ``since``.
+    A goal, plan, wish or preference is never in a fact's group (``rows.kinded_concepts``),
+    so it never ends one; two past values of a kind (``past_job``, ``former_employer``)
+    are listed without a proposal: neither is current in the world."""
     ended: set[str] = set()
     groups = rows.concept_groups([r for r in found if rows.is_current(r)])
-    for (_, subject, concept), group in groups.items():
+    for (_, subject, kinded), group in groups.items():
+        concept = rows.concept_words(kinded)
         group.sort(key=lambda r: (r["since"] or "", r["updated_at"], r["write_seq"]))
         newest = group[-1]
         names = ", ".join(f"{r['field']} ({r['since']})" for r in group)
@@ -91,7 +97,7 @@ def _same_concept(
                 f"the newest is {newest['field']}",
             )
         )
-        for old in group[:-1]:
+        for old in group[:-1] if kinded[0] != "past" else ():
             if old["id"] not in ended:
                 ended.add(old["id"])
                 says = (
@@ -259,5 +265,27 @@ def _unlabelled(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> 
                 f"{subject}: {count} row{'s' if count > 1 else ''} but no display_label; "
                 "ask who this is, then write a display_label — or, if it is someone already "
                 "known, move the rows to that subject and delete these",
+            )
+        )
+
+
+def _similar_labels(
+    stored: list[dict[str, Any]], subject_id: str | None, findings: list[dict[str, Any]]
+) -> None:
+    """Two subjects whose labels share a leading name ("阿杰", "阿杰（读书会认识的男生）"):
+    two people, or one written twice? Only the person knows, so no delta. With a subject
+    asked for, the pairs it is in."""
+    for group in rows.same_name_groups(stored):
+        subjects = sorted({r["subject_id"] for r in group})
+        if subject_id is not None and subject_id not in subjects:
+            continue
+        names = ", ".join(f"{r['subject_id']} (“{r['value']}”)" for r in group)
+        findings.append(
+            _finding(
+                "similar_label",
+                subject_id or subjects[0],
+                [r["id"] for r in group],
+                f"{len(subjects)} subjects share a name: {names}; if they are one person, "
+                "keep one and forget the other, else give each a label that tells them apart",
             )
         )

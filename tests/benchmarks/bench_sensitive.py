@@ -6,7 +6,10 @@ Chinese set (``../shared/recall/``), the time scenarios (``../shared/time/``) �
 may be refused. This script reads that data in place (it is never copied),
 runs every stored string through the same checks ``apply`` makes (the field
 name, then the value and its source reference) and prints the false-alarm rate;
-each refusal is listed with its detector.
+each refusal is listed with its detector. The ordinary sentences kept with the tests
+(``tests/writes/ordinary_sentences.txt``) are run the same way, and the slowest check of
+a few long adversarial values (repeated secret words, links and digits, the longest a
+value may be) is printed, to show the detection stays linear in the text.
 
     .venv/bin/python tests/benchmarks/bench_sensitive.py [--shared ../shared]
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,6 +68,41 @@ def measure(roots: list[Path]) -> tuple[int, int, list[tuple[str, str, str]]]:
     return values, fields, refused
 
 
+def ordinary_sentences() -> list[str]:
+    path = Path(__file__).resolve().parent.parent / "writes" / "ordinary_sentences.txt"
+    lines = (line.strip() for line in path.read_text("utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+# Values of the longest length a value may have (200 characters), built to make a
+# backtracking pattern work hard: words that announce a secret with no secret after
+# them, links with nothing linked, long runs of digits and of symbols.
+ADVERSARIAL = [
+    ("password " * 25)[:200],
+    ("wifi code is " * 16)[:200],
+    ("portal: " * 25)[:200],
+    ("密码是" * 67)[:200],
+    ("pin码 " * 40)[:200],
+    ("1 " * 100)[:200],
+    ("a" * 199) + "!",
+    ("x@" * 100)[:200],
+    ("has " * 50)[:200],
+    ("correct horse " * 15)[:200],
+]
+
+
+def slowest_check() -> tuple[float, str]:
+    """The longest time one check of an adversarial value took, in microseconds."""
+    worst = (0.0, "")
+    for text in ADVERSARIAL:
+        start = time.perf_counter()
+        for _ in range(20):
+            sensitive_text(text)
+        took = (time.perf_counter() - start) / 20 * 1e6
+        worst = max(worst, (took, text[:20]))
+    return worst
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default="../shared", help="the benchmarks' folder")
@@ -82,7 +121,14 @@ def main() -> int:
         f"SUMMARY {len(refused)} of {total} refused ({100 * len(refused) / max(total, 1):.2f} %): "
         f"{values} distinct values and source references, {fields} distinct field names"
     )
-    return 1 if refused else 0
+    ordinary = ordinary_sentences()
+    alarms = [text for text in ordinary if sensitive_text(text)]
+    for text in alarms:
+        print(f"refused  ordinary_sentences.txt  {sensitive_text(text)}  {text[:80]}")
+    print(f"SUMMARY {len(alarms)} of {len(ordinary)} ordinary sentences refused")
+    took, which = slowest_check()
+    print(f"SUMMARY slowest check of a 200-character adversarial value: {took:.0f} µs ({which!r}…)")
+    return 1 if refused or alarms else 0
 
 
 if __name__ == "__main__":

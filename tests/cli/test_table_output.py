@@ -211,3 +211,30 @@ def test_the_undo_command_in_an_apply_table_stays_on_one_line(enabled: Path) -> 
     (line,) = [line for line in shown.stdout.splitlines() if line.startswith("undo_hint")]
     words = line.split(None, 1)[1].split()
     assert words[-3:-1] == ["undo", "--op-id"] and words[-1].startswith("op-")
+
+
+def test_the_apply_table_names_each_rows_subject(enabled: Path) -> None:
+    # The subject_id column was empty (the compact rows leave out the subject
+    # their delta named); a person reading the table sees whose row each is.
+    body = json.dumps(
+        {
+            "deltas": [
+                delta(subject="obj-a", value="阿杰（读书会认识的男生）"),
+                delta(subject="obj-b", value="阿杰"),
+                delta("user", field="goal", value="找一段长期关系"),
+            ]
+        },
+        ensure_ascii=False,
+    )
+    for args in (["apply", "--dry-run"], ["apply"]):  # the dry run first: it writes nothing
+        shown = cli("--format", "table", *args, "--json", body, check_envelope=False)
+        lines = shown.stdout.splitlines()
+        rows = [line.split() for line in lines if re.match(r"\s+\d+\s+created", line)]
+        assert [(r[0], r[4]) for r in rows] == [("0", "obj-a"), ("1", "obj-b"), ("2", "user")]
+        assert _check_aligned(shown.stdout) >= 3
+        # The warning a result carries is shown too (the second 阿杰).
+        warned = lines[lines.index("warnings:") + 1 :]
+        assert any(line.split()[:2] == ["1", "similar_label"] for line in warned if line.strip())
+    # The JSON envelope keeps its compact rows.
+    compact = ok("apply", "--json", json.dumps(delta(subject="obj-c", value="C")))
+    assert "subject_id" not in compact["results"][0]["memory"]

@@ -124,15 +124,27 @@ async def test_only_the_persons_yes_deletes(store: Any, mode: str, name: str, ar
 async def test_a_confirmation_sent_by_the_model_is_ignored(store: Any, mode: str) -> None:
     _populate()
     before = _state()
+    # No tool takes confirm or confirmation: an unknown argument is refused before
+    # anything is asked or done (documentation/mcp.md), so the model's yes confirms nothing.
     sneaky = {"subject_id": "obj-a", "confirm": True, "confirmation": {"confirm": True}}
+    seen: list[Any] = []
+    async with Client(
+        build_server(store),
+        mode=mode,
+        elicitation_callback=answering("accept", {"confirm": True}, seen),
+    ) as client:
+        payload = refused(
+            await client.call_tool("memory_forget_object", sneaky), "INVALID_ARGUMENTS"
+        )
+        assert set(payload["details"]["did_you_mean"]) <= {"confirm", "confirmation"}
+        assert "confirm" in payload["message"] and "confirmation" in payload["message"]
+    assert seen == [] and _state() == before
+    # Without them the person is asked, and their no is kept.
     async with Client(
         build_server(store), mode=mode, elicitation_callback=answering("decline")
     ) as client:
-        result = data_of(await client.call_tool("memory_forget_object", sneaky))
+        result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
     assert result["reason"] == "declined" and _state() == before
-    async with Client(build_server(store), mode=mode) as client:
-        result = data_of(await client.call_tool("memory_forget_object", sneaky))
-    assert result["reason"] == "cannot_ask" and _state() == before
 
 
 async def test_nothing_to_delete_is_refused_without_asking(store: Any) -> None:
