@@ -37,7 +37,7 @@ class DryRun(Exception):
 
 def read_payload(payload: object) -> Any:
     """The parsed body of an apply: text, bytes, or Python data (taking the same parser)."""
-    from . import validation  # the write path pays for jsonschema, the read paths do not
+    from . import validation  # the write path pays for the detectors, the read paths do not
 
     raw = payload() if callable(payload) else payload
     if isinstance(raw, bytearray):
