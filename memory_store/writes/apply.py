@@ -150,13 +150,15 @@ class Batch:
         self.touched: dict[str, dict[str, Any]] = {}  # memory id -> {id, before, after}
         self.results: list[dict[str, Any]] = []
         self.keys_named: dict[str, int] = {}
+        self.chains: dict[str, int] = {}  # a row's key -> the history that named it
         self.protected: set[str] = set()
         # A write that adds a past value (a change, an end) may take the store over its
         # cap of past values; a restore brings its own. Only then is the store counted.
         self.past_grew = restore
 
     def write(self, deltas: list[dict[str, Any]]) -> None:
-        for i, d in enumerate(deltas):
+        for i in timeline.in_date_order(deltas):
+            d = deltas[i]
             if "past_id" in d:
                 self._past(i, d)
             elif d["action"] == "delete":
@@ -165,6 +167,7 @@ class Batch:
                 self._end(i, d)
             else:
                 self._upsert(i, d)
+        self.results.sort(key=lambda r: r["index"])  # a history was written in date order
         # A row a later delta of this batch ended or deleted is not "also current".
         gone = {r["memory"]["id"] for r in self.results if r["action"] in ("ended", "deleted")}
         for r in self.results:
@@ -173,8 +176,13 @@ class Batch:
                 if not r["related"]:
                     del r["related"]
 
-    def _name(self, i: int, key: str) -> None:
-        # Two deltas may name one row in ways validation cannot see (an id and a key).
+    def _name(self, i: int, key: str, chain: int | None = None) -> None:
+        # Two deltas may name one row in ways validation cannot see (an id and a key);
+        # the deltas of one history (validation marks them ``chain``) name it on purpose.
+        if chain is not None and self.chains.get(key, chain) == chain:
+            self.chains[key] = chain
+            self.keys_named.setdefault(key, i)
+            return
         if key in self.keys_named:
             raise error(
                 "INVALID_DELTA",
@@ -302,7 +310,7 @@ class Batch:
         from .validation import row_key
 
         key = row_key(d)
-        self._name(i, rows.key_of({**d, "occurred_key": key[3]}))
+        self._name(i, rows.key_of({**d, "occurred_key": key[3]}), d.get("chain"))
         row = rows.find_by_key(self.conn, key)
         values = {k: d[k] for k in _WRITTEN}
         keep_pin = row is not None and d.get("pinned") is None

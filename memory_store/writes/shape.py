@@ -10,7 +10,7 @@ refusals and generated deltas, and they agree on every accept and refuse, code a
 
 One difference, on purpose: where a key is not allowed (a ``false`` schema), jsonschema's
 error loses the key's name; here it keeps it in ``key``, so the refusal can name it
-(documentation/validation.md). It is ranked as jsonschema ranks it.
+(documentation/time.md). It is ranked as jsonschema ranks it.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from .. import policy
 from ..errors import MemoryStoreError
 from ..storage.rows import STAMP, forbidden_char
+from . import timeline
 from .sensitive import sensitive_field, sensitive_text  # also re-exported from here
 from .shape import first_error as shape_error
 from .shape import not_allowed
@@ -351,23 +352,15 @@ def load_deltas(payload: Any) -> list[Delta]:
     deltas = [
         normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes, strict=True))
     ]
-    seen: dict[tuple[str, ...], int] = {}
-    for i, d in enumerate(deltas):
-        key: tuple[str, ...] = (
-            ("id", d["id"])
-            if "id" in d
-            else ("past_id", d["past_id"])
-            if "past_id" in d
-            else row_key(d)
-        )
-        if key in seen:
-            raise _invalid(
-                f"deltas {seen[key]} and {i} name the same memory",
-                i,
-                prefixes[i],
-                other_index=seen[key],
-            )
-        seen[key] = i
+    keys = [
+        ("id", d["id"])
+        if "id" in d
+        else ("past_id", d["past_id"])
+        if "past_id" in d
+        else row_key(d)
+        for d in deltas
+    ]
+    timeline.check_histories(deltas, keys, prefixes)
     for i, d in enumerate(deltas):
         check_policy(d, i, prefixes[i])
     return deltas
