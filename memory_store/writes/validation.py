@@ -352,7 +352,7 @@ def load_deltas(payload: Any) -> list[Delta]:
     deltas = [
         normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes, strict=True))
     ]
-    keys = [
+    keys: list[tuple[str, ...]] = [
         ("id", d["id"])
         if "id" in d
         else ("past_id", d["past_id"])
