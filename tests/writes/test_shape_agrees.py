@@ -78,9 +78,15 @@ def same_outcome(delta: dict[str, Any]) -> None:
             ref.key,
         ), delta
     # and through the product's whole check: code, path and words
-    assert outcome(normalize_delta, delta, 3, "$.deltas[3]") == outcome(
-        normalize_delta, delta, 3, "$.deltas[3]", first_error=reference_error
-    ), delta
+    got = outcome(normalize_delta, delta, 3, "$.deltas[3]")
+    assert got == outcome(normalize_delta, delta, 3, "$.deltas[3]", first_error=reference_error), (
+        delta
+    )
+    if got[0] == "INVALID_DELTA":  # every refusal names its key and rule, never "(None)"
+        message, details = got[1]
+        assert "invalid (" not in message and "None" not in message, (delta, message)
+        key = details["path"].removeprefix("$.deltas[3]").lstrip(".")
+        assert key in message, (delta, message)
 
 
 def test_the_generated_module_is_current() -> None:
