@@ -177,10 +177,9 @@ class Batch:
                     del r["related"]
 
     def _name(self, i: int, key: str, chain: int | None = None) -> None:
-        # Two deltas may name one row in ways validation cannot see (an id and a key);
-        # the deltas of one history (validation marks them ``chain``) name it on purpose.
-        if chain is not None and self.chains.get(key, chain) == chain:
-            self.chains[key] = chain
+        # Two deltas may name one row in ways validation cannot see (an id and a key); a
+        # history's deltas (validation marks them ``chain``) name it on purpose.
+        if chain is not None and self.chains.setdefault(key, chain) == chain:
             self.keys_named.setdefault(key, i)
             return
         if key in self.keys_named:
@@ -215,15 +214,13 @@ class Batch:
         self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
 
     def _touch(self, before: dict[str, Any], after: dict[str, Any] | None) -> None:
-        """Record a row's change for the operation: its first ``before`` in this batch (one
-        delta may follow another on the same row: a past value and the current one)."""
+        """Record a row's change for the operation, with its first ``before`` in the batch."""
         entry = self.touched.setdefault(before["id"], {"id": before["id"], "before": before})
         entry["after"] = after
 
     def _past(self, i: int, d: dict[str, Any]) -> None:
         """One past value, by its ``past_id`` (contract §23): deleted, or corrected — "it
-        was wrong back then too". Undoable like any write: the operation's before-snapshot
-        keeps the row as it was."""
+        was wrong back then too". Undone like any write, by the before-snapshot."""
         from .validation import check_eligible
 
         found = rows.find_past(self.conn, d["past_id"])
