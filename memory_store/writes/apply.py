@@ -151,12 +151,14 @@ class Batch:
         self.results: list[dict[str, Any]] = []
         self.keys_named: dict[str, int] = {}
         self.chains: dict[str, int] = {}  # a row's key -> the history that named it
+        self.deltas: list[dict[str, Any]] = []
         self.protected: set[str] = set()
         # A write that adds a past value (a change, an end) may take the store over its
         # cap of past values; a restore brings its own. Only then is the store counted.
         self.past_grew = restore
 
     def write(self, deltas: list[dict[str, Any]]) -> None:
+        self.deltas = deltas
         for i in timeline.in_date_order(deltas):
             d = deltas[i]
             if "past_id" in d:
@@ -349,7 +351,7 @@ class Batch:
         since = timeline.since_for(d, row, self.now[:10])
         if row is None:
             new = {
-                "id": self._new_id(d.get("id")),
+                "id": _new_id(self.conn, self.touched, d.get("id")),
                 "scope": d["scope"],
                 "subject_id": d["subject_id"],
                 "field": d["field"],
@@ -389,18 +391,6 @@ class Batch:
         self._touch(row, new)
         return new
 
-    def _new_id(self, wanted: str | None) -> str:
-        """A restored row keeps its id when no other row has it (ids are opaque, so a
-        hand-edited document's id is used only if it has the product's shape)."""
-        if (
-            wanted is not None
-            and rows.is_product_id(wanted)
-            and rows.find_by_id(self.conn, wanted) is None
-            and wanted not in self.touched
-        ):
-            return wanted
-        return "m-" + os.urandom(8).hex()
-
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
         timeline.check_pins(self.conn, self.results, self.touched)
@@ -412,6 +402,7 @@ class Batch:
                 r["memory"] = rows.public(after)
             if "replaced" in r:
                 r["replaced"] = rows.public(self.touched[r["replaced"]["id"]]["after"])
+        timeline.mark_history(self.results, self.deltas, self.touched)
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore
         )
@@ -433,3 +424,16 @@ class Batch:
         result["op_id"] = op_id
         result["undo_hint"] = session.location.command("undo", "--op-id", op_id)
         return result, trimmed
+
+
+def _new_id(conn: sqlite3.Connection, touched: dict[str, Any], wanted: str | None) -> str:
+    """A restored row keeps its id when no other row has it (ids are opaque, so a
+    hand-edited document's id is used only if it has the product's shape)."""
+    if (
+        wanted is not None
+        and rows.is_product_id(wanted)
+        and rows.find_by_id(conn, wanted) is None
+        and wanted not in touched
+    ):
+        return wanted
+    return "m-" + os.urandom(8).hex()

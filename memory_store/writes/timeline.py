@@ -87,6 +87,22 @@ def in_date_order(deltas: list[dict[str, Any]]) -> list[int]:
     return order
 
 
+def mark_history(
+    results: list[dict[str, Any]], deltas: list[dict[str, Any]], touched: dict[str, Any]
+) -> None:
+    """Give each delta of a history whose value is now past the ``past_id`` it became, so
+    that the result and the operation's line say so (not the current value twice)."""
+    for r in results:
+        d = deltas[r["index"]]
+        after = touched.get(r["memory"]["id"], {}).get("after")
+        if d.get("chain") is None or after is None or r["action"] not in ("created", "updated"):
+            continue
+        day = day_of(d, "")
+        for p in rows.past_of(after):
+            if p["value"] == d["value"] and p["since"] == day:
+                r["past_id"] = p["past_id"]
+
+
 def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> str:
     """The date the written value became true (contract §20).
 

@@ -47,7 +47,11 @@ def test_the_cli_writes_a_history_in_one_operation_in_date_order(enabled: Path) 
     assert [r["index"] for r in data["results"]] == [0, 1, 2]
     shown = ok("show", "--subject-id", "obj-a")["memories"]
     assert told(home(shown)) == ("杭州", "2024-03-01", [("苏州", "2019-06-01", "2024-03-01")])
-    assert len(ok("log")["operations"]) == 1
+    # the older value's result names the past value it became; the line says both values
+    assert "past_id" not in data["results"][1]
+    assert data["results"][2]["past_id"] == home(shown)["past"][0]["past_id"]
+    (operation,) = ok("log")["operations"]
+    assert "→ 杭州" in operation["summary"] and "→ 苏州 (until 2024-03-01)" in operation["summary"]
     ok("undo")
     assert ok("show")["memories"] == []
 
