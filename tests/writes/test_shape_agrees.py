@@ -2,12 +2,13 @@
 reference, and the two agree on every accept and refuse, on the code, the path and the words.
 
 The suite's own deltas are all checked both ways as they pass (tests/conftest.py); here,
-the examples of the documentation's rules and generated deltas: at least 1,000 on every
-run, 10,000 in the slow run (``pytest -m slow``). Why: documentation/performance.md.
-"""
+the examples of the documentation's rules, and generated deltas: at least 1,000 on every
+run, 10,000 in the slow run (``pytest -m slow``). Why: documentation/performance.md. And
+the refusal that once said "delta is invalid (None)", through the CLI."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import ROOT
+from support import ROOT, delta, fails, ok
 from support.schema_reference import outcome, reference_error
 
 from memory_store.writes import shape
@@ -187,3 +188,21 @@ def test_generated_deltas_agree(delta: dict[str, Any]) -> None:
 @given(deltas())
 def test_ten_thousand_generated_deltas_agree(delta: dict[str, Any]) -> None:
     same_outcome(delta)
+
+
+def test_the_cli_names_a_key_a_past_correction_does_not_take(enabled: Any) -> None:
+    # The case that answered "delta is invalid (None)": a past value corrected with one
+    # natural extra key (documentation/time.md, "Keys beside a past_id").
+    ok("apply", "--json", json.dumps(delta("user", field="home_city", value="苏州")))
+    ok("apply", "--json", json.dumps(delta("user", field="home_city", value="杭州")))
+    past_id = ok("show")["memories"][0]["past"][0]["past_id"]
+    fix = {"past_id": past_id, "value": "上海", "correction": True}
+    for key, value in [("source_ref", "turn:3"), ("field", "home_city"), ("scope", "user")]:
+        error = fails("INVALID_DELTA", "apply", "--json", json.dumps({**fix, key: value})).error
+        assert error["details"]["path"] == f"$.{key}", error
+        assert error["message"].startswith(f"{key} does not go with past_id"), error
+        assert f"remove {key}" in error["message"] and "None" not in error["message"]
+    deleted = {"action": "delete", "past_id": past_id, "source_type": "user_explicit"}
+    error = fails("INVALID_DELTA", "apply", "--json", json.dumps(deleted)).error
+    assert error["details"]["path"] == "$.source_type" and "source_type" in error["message"]
+    ok("apply", "--json", json.dumps({**fix, "source_type": "user_explicit"}))  # it may restate
