@@ -176,6 +176,10 @@ def missing_sdk(exc: ImportError) -> MemoryStoreError | None:
     error. Serving (the command line's ``mcp``) and ``--print-config`` both refuse by it."""
     if (exc.name or "").split(".")[0] not in SDK_MODULES:
         return None
+    return _sdk_refusal()
+
+
+def _sdk_refusal() -> MemoryStoreError:
     from .errors import MemoryStoreError as Refusal
 
     message, details = install_hint()
@@ -183,14 +187,10 @@ def missing_sdk(exc: ImportError) -> MemoryStoreError | None:
 
 
 def require_sdk() -> None:
-    """Import what the server imports of the SDK: refused as serving would be."""
-    from importlib import import_module
+    """Refuse as serving would where the SDK is not installed: found, not imported
+    (importing it costs --print-config more than a second; documentation/performance.md)."""
+    from importlib.util import find_spec
 
-    try:
-        for name in ("mcp.server.mcpserver", "mcp.server.stdio", "mcp_types", "pydantic", "anyio"):
-            import_module(name)
-    except ImportError as exc:
-        refused = missing_sdk(exc)
-        if refused is None:
-            raise
-        raise refused from None
+    for name in SDK_MODULES:
+        if find_spec(name) is None:
+            raise _sdk_refusal()

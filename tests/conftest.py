@@ -134,3 +134,15 @@ def venv_install_mcp(installed_wheel: Path, tmp_path_factory: pytest.TempPathFac
 
     (wheel,) = installed_wheel.parent.glob("dist/*.whl")
     return make_venv(tmp_path_factory.mktemp("venv-install-mcp"), wheel, extra="mcp")
+
+
+@pytest.fixture(autouse=True)
+def shape_checked_by_jsonschema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every delta the suite hands the library in process is also checked by jsonschema,
+    the reference writes/shape.py must agree with: same accept or refuse, code, path and
+    words (support/schema_reference.py)."""
+    from support.schema_reference import agreeing
+
+    from memory_store.writes import validation
+
+    monkeypatch.setattr(validation, "normalize_delta", agreeing(validation.normalize_delta))

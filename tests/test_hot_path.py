@@ -100,9 +100,29 @@ def test_status_on_absent_store_imports_nothing_heavy() -> None:
     assert added_heavy(loaded_modules("status")) == []
 
 
-def test_apply_pays_for_jsonschema_and_table_output_for_tabulate(populated: Path) -> None:
+def test_apply_checks_its_schema_without_jsonschema(populated: Path) -> None:
+    # writes/shape.py checks the delta; jsonschema alone would cost every write several
+    # times the interpreter's start (documentation/performance.md).
     body = json.dumps(delta(field="mbti", value="INTJ"))
-    assert "jsonschema" in loaded_modules("apply", "--json", body)
+    assert added_heavy(loaded_modules("apply", "--json", body)) == []
+    event = delta(scope="event", field="met", value="见面", occurred_at="2026-03-01T20:00+08:00")
+    refused = json.dumps({"deltas": [event, {**event, "field": "Bad"}]})
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, "apply", "--json", refused],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert json.loads(proc.stdout)["error"]["code"] == "INVALID_DELTA"
+    assert added_heavy(set(json.loads(proc.stderr.strip().splitlines()[-1]))) == []
+
+
+def test_print_config_finds_the_sdk_without_importing_it(populated: Path) -> None:
+    modules = loaded_modules("mcp", "--print-config", "claude-code")
+    assert not {m.split(".")[0] for m in modules} & {"mcp", "mcp_types", "pydantic", "anyio"}
+
+
+def test_table_output_pays_for_tabulate() -> None:
     assert "tabulate" in loaded_modules("--format", "table", "status")
 
 
@@ -172,8 +192,9 @@ OWN_MODULES = [
     (["log"], 13),
     (["tidy"], 13),
     # the sensitive detectors' word lists left policy.py for a leaf of their own
-    # (sensitive_terms.py), so the reads no longer load them and apply loads one more
-    (["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))], 19),
+    # (sensitive_terms.py), and writes/shape.py with its generated schema replaced
+    # jsonschema's ~60 modules
+    (["apply", "--json", json.dumps(delta(field="mbti", value="INTJ"))], 21),
     (["undo"], 13),
     (["forget-object", "obj-a", "--confirm"], 16),
 ]

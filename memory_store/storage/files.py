@@ -85,6 +85,33 @@ def install_script() -> str | None:
     return script if os.path.isfile(script) else None
 
 
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def quote(word: str) -> str:
+    """``shlex.quote``, without compiling its pattern on every write's undo hint
+    (documentation/performance.md)."""
+    if not word:
+        return "''"
+    if all(c in _SAFE for c in word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _which(name: str) -> str | None:
+    """``shutil.which`` for a plain name on POSIX: importing shutil (it loads bz2, lzma
+    and zlib) cost every apply as much as its whole write (documentation/performance.md)."""
+    if os.name == "nt":
+        import shutil
+
+        return shutil.which(name)
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 _PROGRAM: list[tuple[str | None, str]] = []  # (PATH, the words): asked once per PATH
 
 
@@ -99,8 +126,6 @@ def program() -> str:
     ``-m memory_store``. Computed only when a command is handed over (``shutil``
     costs the per-turn paths ~3 ms) and kept for as long as PATH is unchanged.
     """
-    from shlex import quote
-
     path = os.environ.get("PATH")
     if _PROGRAM and _PROGRAM[0][0] == path:
         return _PROGRAM[0][1]
@@ -108,9 +133,7 @@ def program() -> str:
     if script is None:
         words = f"{quote(os.path.abspath(sys.executable))} -m memory_store"
     else:
-        import shutil
-
-        found = shutil.which(APP_NAME)
+        found = _which(APP_NAME)
         same = found is not None and os.path.realpath(found) == os.path.realpath(script)
         words = APP_NAME if same else quote(script)
     _PROGRAM[:] = [(path, words)]
@@ -127,8 +150,6 @@ def command_line(data_dir: str | None, *words: str) -> str:
     arguments nor its environment (contract §22). Every word is shell-quoted, so
     the line can be pasted as it is.
     """
-    from shlex import quote
-
     named = ("--data-dir", data_dir) if data_dir is not None else ()
     return " ".join((program(), *(quote(w) for w in (*named, *words))))
 

@@ -33,7 +33,10 @@ def summarize(results: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> st
     parts = []
     for r in results:
         m, action = r["memory"], r["action"]
-        if action in ("created", "updated"):
+        if action in ("created", "updated") and "past_id" in r:  # one value of a history
+            past = next(p for p in m["past"] if p["past_id"] == r["past_id"])
+            parts.append(f"{rows.label(m)} → {_short(past['value'])} (until {past['until']})")
+        elif action in ("created", "updated"):
             part = f"{rows.label(m)} → {_short(m['value'])}"
             if "replaced" in r:
                 part += f" (replaces {r['replaced']['scope']}.{r['replaced']['field']}, now past)"

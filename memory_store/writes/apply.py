@@ -37,7 +37,7 @@ class DryRun(Exception):
 
 def read_payload(payload: object) -> Any:
     """The parsed body of an apply: text, bytes, or Python data (taking the same parser)."""
-    from . import validation  # the write path pays for jsonschema, the read paths do not
+    from . import validation  # the write path pays for the detectors, the read paths do not
 
     raw = payload() if callable(payload) else payload
     if isinstance(raw, bytearray):
@@ -150,13 +150,17 @@ class Batch:
         self.touched: dict[str, dict[str, Any]] = {}  # memory id -> {id, before, after}
         self.results: list[dict[str, Any]] = []
         self.keys_named: dict[str, int] = {}
+        self.chains: dict[str, int] = {}  # a row's key -> the history that named it
+        self.deltas: list[dict[str, Any]] = []
         self.protected: set[str] = set()
         # A write that adds a past value (a change, an end) may take the store over its
         # cap of past values; a restore brings its own. Only then is the store counted.
         self.past_grew = restore
 
     def write(self, deltas: list[dict[str, Any]]) -> None:
-        for i, d in enumerate(deltas):
+        self.deltas = deltas
+        for i in timeline.in_date_order(deltas):
+            d = deltas[i]
             if "past_id" in d:
                 self._past(i, d)
             elif d["action"] == "delete":
@@ -165,6 +169,7 @@ class Batch:
                 self._end(i, d)
             else:
                 self._upsert(i, d)
+        self.results.sort(key=lambda r: r["index"])  # a history was written in date order
         # A row a later delta of this batch ended or deleted is not "also current".
         gone = {r["memory"]["id"] for r in self.results if r["action"] in ("ended", "deleted")}
         for r in self.results:
@@ -173,8 +178,12 @@ class Batch:
                 if not r["related"]:
                     del r["related"]
 
-    def _name(self, i: int, key: str) -> None:
-        # Two deltas may name one row in ways validation cannot see (an id and a key).
+    def _name(self, i: int, key: str, chain: int | None = None) -> None:
+        # Two deltas may name one row in ways validation cannot see (an id and a key); a
+        # history's deltas (validation marks them ``chain``) name it on purpose.
+        if chain is not None and self.chains.setdefault(key, chain) == chain:
+            self.keys_named.setdefault(key, i)
+            return
         if key in self.keys_named:
             raise error(
                 "INVALID_DELTA",
@@ -207,15 +216,13 @@ class Batch:
         self.results.append({"index": i, "action": "deleted", "memory": rows.public(row)})
 
     def _touch(self, before: dict[str, Any], after: dict[str, Any] | None) -> None:
-        """Record a row's change for the operation: its first ``before`` in this batch (one
-        delta may follow another on the same row: a past value and the current one)."""
+        """Record a row's change for the operation, with its first ``before`` in the batch."""
         entry = self.touched.setdefault(before["id"], {"id": before["id"], "before": before})
         entry["after"] = after
 
     def _past(self, i: int, d: dict[str, Any]) -> None:
         """One past value, by its ``past_id`` (contract §23): deleted, or corrected — "it
-        was wrong back then too". Undoable like any write: the operation's before-snapshot
-        keeps the row as it was."""
+        was wrong back then too". Undone like any write, by the before-snapshot."""
         from .validation import check_eligible
 
         found = rows.find_past(self.conn, d["past_id"])
@@ -302,7 +309,7 @@ class Batch:
         from .validation import row_key
 
         key = row_key(d)
-        self._name(i, rows.key_of({**d, "occurred_key": key[3]}))
+        self._name(i, rows.key_of({**d, "occurred_key": key[3]}), d.get("chain"))
         row = rows.find_by_key(self.conn, key)
         values = {k: d[k] for k in _WRITTEN}
         keep_pin = row is not None and d.get("pinned") is None
@@ -344,7 +351,7 @@ class Batch:
         since = timeline.since_for(d, row, self.now[:10])
         if row is None:
             new = {
-                "id": self._new_id(d.get("id")),
+                "id": _new_id(self.conn, self.touched, d.get("id")),
                 "scope": d["scope"],
                 "subject_id": d["subject_id"],
                 "field": d["field"],
@@ -384,18 +391,6 @@ class Batch:
         self._touch(row, new)
         return new
 
-    def _new_id(self, wanted: str | None) -> str:
-        """A restored row keeps its id when no other row has it (ids are opaque, so a
-        hand-edited document's id is used only if it has the product's shape)."""
-        if (
-            wanted is not None
-            and rows.is_product_id(wanted)
-            and rows.find_by_id(self.conn, wanted) is None
-            and wanted not in self.touched
-        ):
-            return wanted
-        return "m-" + os.urandom(8).hex()
-
     def finish(self, session: Session, summary: str | None = None) -> tuple[dict[str, Any], bool]:
         """Caps, then the operation record; (result, whether history was trimmed)."""
         timeline.check_pins(self.conn, self.results, self.touched)
@@ -407,6 +402,7 @@ class Batch:
                 r["memory"] = rows.public(after)
             if "replaced" in r:
                 r["replaced"] = rows.public(self.touched[r["replaced"]["id"]]["after"])
+        timeline.mark_history(self.results, self.deltas, self.touched)
         enforcer = caps.Enforcer(
             self.conn, self.results, self.protected, self.touched, prune=not self.restore
         )
@@ -428,3 +424,16 @@ class Batch:
         result["op_id"] = op_id
         result["undo_hint"] = session.location.command("undo", "--op-id", op_id)
         return result, trimmed
+
+
+def _new_id(conn: sqlite3.Connection, touched: dict[str, Any], wanted: str | None) -> str:
+    """A restored row keeps its id when no other row has it (ids are opaque, so a
+    hand-edited document's id is used only if it has the product's shape)."""
+    if (
+        wanted is not None
+        and rows.is_product_id(wanted)
+        and rows.find_by_id(conn, wanted) is None
+        and wanted not in touched
+    ):
+        return wanted
+    return "m-" + os.urandom(8).hex()

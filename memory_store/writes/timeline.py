@@ -23,6 +23,86 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+def check_histories(
+    deltas: list[dict[str, Any]], keys: list[tuple[str, ...]], prefixes: list[str]
+) -> None:
+    """Two deltas may name one memory only to tell its history in one write: upserts of a
+    profile, person or relationship memory, each with its own ``occurred_at`` (the day the
+    value became true). They are marked ``chain`` (the first one's index) and written in
+    date order, the earlier values becoming past values (documentation/time.md); ``keys`` names the memory each delta writes."""
+    seen: dict[tuple[str, ...], int] = {}
+    dates: dict[int, set[str]] = {}
+    for i, (d, key) in enumerate(zip(deltas, keys, strict=True)):
+        if key not in seen:
+            seen[key] = i
+            continue
+        first = seen[key]
+        other = deltas[first]
+        history = (
+            d["action"] == other["action"] == "upsert"
+            and key[0] in policy.HISTORY_SCOPES
+            and d.get("occurred_at")
+            and other.get("occurred_at")
+        )
+        if not history:
+            why = (
+                "; to write how it changed over time, give each its own occurred_at "
+                "(the day that value became true)"
+                if key[0] in policy.HISTORY_SCOPES and d["action"] == other["action"] == "upsert"
+                else ""
+            )
+            raise error(
+                "INVALID_DELTA",
+                f"deltas {first} and {i} name the same memory{why}",
+                index=i,
+                path=prefixes[i],
+                other_index=first,
+            )
+        known = dates.setdefault(first, {other["occurred_at"]})
+        if d["occurred_at"] in known:
+            raise error(
+                "INVALID_DELTA",
+                f"deltas {first} and {i} give the same memory two values for the same "
+                "occurred_at; keep one, or date each value by when it became true",
+                index=i,
+                path=f"{prefixes[i]}.occurred_at",
+                other_index=first,
+            )
+        known.add(d["occurred_at"])
+        other["chain"] = d["chain"] = first
+
+
+def in_date_order(deltas: list[dict[str, Any]]) -> list[int]:
+    """The order a batch is written in: as given, except that the deltas of one memory's
+    history (validation marks them ``chain``) are written together, at the first one's
+    place, oldest ``occurred_at`` first, so that each earlier value becomes a past value."""
+    order: list[int] = []
+    for i, d in enumerate(deltas):
+        chain = d.get("chain")
+        if chain is None:
+            order.append(i)
+        elif chain == i:
+            members = [j for j, e in enumerate(deltas) if e.get("chain") == chain]
+            order.extend(sorted(members, key=lambda j: deltas[j]["occurred_at"]))
+    return order
+
+
+def mark_history(
+    results: list[dict[str, Any]], deltas: list[dict[str, Any]], touched: dict[str, Any]
+) -> None:
+    """Give each delta of a history whose value is now past the ``past_id`` it became, so
+    that the result and the operation's line say so (not the current value twice)."""
+    for r in results:
+        d = deltas[r["index"]]
+        after = touched.get(r["memory"]["id"], {}).get("after")
+        if d.get("chain") is None or after is None or r["action"] not in ("created", "updated"):
+            continue
+        day = day_of(d, "")
+        for p in rows.past_of(after):
+            if p["value"] == d["value"] and p["since"] == day:
+                r["past_id"] = p["past_id"]
+
+
 def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> str:
     """The date the written value became true (contract §20).
 

@@ -1,8 +1,9 @@
 """Input validation for ``apply``: bytes -> JSON -> shape (JSON Schema) -> policy rules.
 
-Imported only on the write path: it loads jsonschema and, through sensitive.py,
-compiles the detectors, which the read paths (``status``, ``context``) must not
-pay for.
+Imported only on the write path: through sensitive.py it compiles the detectors,
+which the read paths (``status``, ``context``) must not pay for. The shape is checked
+by writes/shape.py, not jsonschema, whose import alone would cost every write several
+times the interpreter's start (documentation/performance.md).
 """
 
 from __future__ import annotations
@@ -10,21 +11,27 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timezone
-from functools import lru_cache
-from importlib import resources
-from typing import Any
 
 from .. import policy
 from ..errors import MemoryStoreError
 from ..storage.rows import STAMP, forbidden_char
+from . import timeline
 from .sensitive import sensitive_field, sensitive_text  # also re-exported from here
+from .shape import first_error as shape_error
+from .shape import not_allowed
 
-Delta = dict[str, Any]
+TYPE_CHECKING = False  # typing costs a few ms to import; every write would pay it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-_SUBJECT_RE = re.compile(policy.SUBJECT_ID_PATTERN.rstrip("$"))
-_FIELD_RE = re.compile(policy.FIELD_PATTERN.rstrip("$"))
-_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_DATETIME_RE = re.compile(
+    Delta = dict[str, Any]
+
+
+# Compiled on first use by re's own cache, and only for a delta with an occurred_at:
+# compiling a pattern at import costs every write (documentation/performance.md).
+_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_DATETIME = (
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
     rf"(?::([0-9]{{2}})(?:\.([0-9]{{1,6}}))?)?({policy.OFFSET_PATTERN})"
 )
@@ -97,21 +104,6 @@ def parse_body(
         raise _invalid("input holds a number too large to be meaningful", None, "$") from None
 
 
-@lru_cache(maxsize=1)
-def delta_schema() -> dict[str, Any]:
-    text = resources.files("memory_store").joinpath("schemas/delta.schema.json").read_text("utf-8")
-    return json.loads(text)
-
-
-@lru_cache(maxsize=1)
-def _validator() -> Any:
-    import jsonschema
-
-    schema = delta_schema()
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
-
-
 def _key_text(key: str) -> str:
     """A key as it may appear in a message: escaped if it is not printable UTF-8."""
     try:
@@ -182,8 +174,6 @@ def _describe(error: Any) -> str:
     if v == "pattern":
         key = str(error.absolute_path[-1]) if error.absolute_path else where
         return f"{where} {pattern_rule(key)}"
-    if v == "false" or expected is False:
-        return f"{where} is not allowed here"
     if v in ("oneOf", "anyOf"):
         return (
             "a delete needs either just an id, just a past_id (one past value), or scope, "
@@ -194,15 +184,6 @@ def _describe(error: Any) -> str:
     if v in ("minItems", "maxItems"):
         return f"deltas must hold 1 to {policy.DELTAS_PER_APPLY_MAX} items"
     return f"{where} is invalid ({v})"
-
-
-def _first_schema_error(delta: Any) -> Any | None:
-    errors = list(_validator().iter_errors(delta))
-    if not errors:
-        return None
-    import jsonschema.exceptions
-
-    return jsonschema.exceptions.best_match(errors)
 
 
 def _check_text(text: str, index: int, path: str) -> None:
@@ -218,10 +199,10 @@ def _check_text(text: str, index: int, path: str) -> None:
 
 def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
     try:
-        if _DATE_RE.fullmatch(raw):
+        if re.fullmatch(_DATE, raw):
             datetime.strptime(raw, "%Y-%m-%d")
             return raw
-        m = _DATETIME_RE.fullmatch(raw)
+        m = re.fullmatch(_DATETIME, raw)
         if not m:
             raise ValueError
         year, month, day, hour, minute, second, frac, tz = m.groups()
@@ -252,8 +233,13 @@ def _normalize_occurred_at(raw: str, index: int, path: str) -> str:
         ) from None
 
 
-def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
-    """Shape-check one delta and return its normalized form (trimmed, defaults filled)."""
+def normalize_delta(
+    delta: Any, index: int, prefix: str, first_error: Callable[[Any], Any] = shape_error
+) -> Delta:
+    """Shape-check one delta and return its normalized form (trimmed, defaults filled).
+
+    ``first_error`` finds the schema error to report (writes/shape.py); the tests pass
+    one built on jsonschema, the reference it must agree with."""
     if not isinstance(delta, dict):
         raise _invalid("a delta must be a JSON object", index, prefix)
     # Character rules apply to the raw text; trimming happens before the schema so
@@ -263,17 +249,24 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
         if isinstance(work.get(key), str):
             _check_text(work[key], index, f"{prefix}.{key}")
             work[key] = work[key].strip()
-    error = _first_schema_error(work)
+    error = first_error(work)
     if error is not None:
         path = _json_path(prefix, error.absolute_path)
+        if error.validator is None and error.key:  # a key not allowed here
+            path += "." + error.key
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
             if extra:
                 path += "." + _key_text(extra[0])
-        raise _invalid(_describe(error), index, path, **_schema_details(error))
-    for key, regex in (("subject_id", _SUBJECT_RE), ("field", _FIELD_RE)):
-        if key in work and not regex.fullmatch(work[key]):
-            pattern = regex.pattern + "$"
+        message = _describe(error) if error.validator is not None else not_allowed(error.key, work)
+        raise _invalid(message, index, path, **_schema_details(error))
+    for key, pattern in (
+        ("subject_id", policy.SUBJECT_ID_PATTERN),
+        ("field", policy.FIELD_PATTERN),
+    ):
+        # The schema's pattern (the same, tests/test_docs.py) is searched, and its $ lets
+        # one trailing newline through; a full match is required.
+        if key in work and work[key].endswith("\n"):
             raise _invalid(f"{key} {pattern_rule(key)}", index, f"{prefix}.{key}", pattern=pattern)
     action = work.get("action", "upsert")
     out: Delta = {"action": action}
@@ -301,7 +294,7 @@ def normalize_delta(delta: Any, index: int, prefix: str) -> Delta:
     out["occurred_day"] = _day(work)
     if action != "upsert":
         return out
-    m = _DATETIME_RE.fullmatch(work.get("occurred_at") or "")
+    m = re.fullmatch(_DATETIME, work["occurred_at"]) if work.get("occurred_at") else None
     out["occurred_offset"] = m.group(8) if m else None
     out["value"] = work["value"]
     out["source_type"] = work["source_type"]
@@ -359,23 +352,15 @@ def load_deltas(payload: Any) -> list[Delta]:
     deltas = [
         normalize_delta(d, i, p) for i, (d, p) in enumerate(zip(items, prefixes, strict=True))
     ]
-    seen: dict[tuple[str, ...], int] = {}
-    for i, d in enumerate(deltas):
-        key: tuple[str, ...] = (
-            ("id", d["id"])
-            if "id" in d
-            else ("past_id", d["past_id"])
-            if "past_id" in d
-            else row_key(d)
-        )
-        if key in seen:
-            raise _invalid(
-                f"deltas {seen[key]} and {i} name the same memory",
-                i,
-                prefixes[i],
-                other_index=seen[key],
-            )
-        seen[key] = i
+    keys: list[tuple[str, ...]] = [
+        ("id", d["id"])
+        if "id" in d
+        else ("past_id", d["past_id"])
+        if "past_id" in d
+        else row_key(d)
+        for d in deltas
+    ]
+    timeline.check_histories(deltas, keys, prefixes)
     for i, d in enumerate(deltas):
         check_policy(d, i, prefixes[i])
     return deltas

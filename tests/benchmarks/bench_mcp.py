@@ -12,6 +12,8 @@ With the MCP SDK's own client over stdio (protocol auto-negotiated), it measures
   contract §9) against the round trip of a trivial tool on a bare `MCPServer`
   started the same way; median and p95, the calls interleaved so that machine
   noise hits all alike;
+- `memory_apply` against `memory_status`, a trivial tool of the same server,
+  interleaved in the same phase (contract §32);
 - start-up: spawn + initialize + list tools, `memory-store mcp` against the
   bare server, alternately;
 - where `npx` exists, the reference `@modelcontextprotocol/server-memory`
@@ -40,6 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cli import fill_store  # noqa: E402
 
 CONTEXT_TARGET, APPLY_TARGET, STARTUP_TARGET = 1.5, 4.0, 1.25
+# contract §32: memory_apply against a trivial tool of the same server (memory_status),
+# interleaved, so that the server's own share (the SDK, the wire checks) is the base.
+APPLY_SAME_SERVER_TARGET = 2.5
 BARE = """
 from mcp.server import MCPServer
 
@@ -99,7 +104,13 @@ async def round_trips(s: Servers, n: int) -> dict[str, list[float]]:
     Apart, so that an apply's erasure (a VACUUM and a synced checkpoint) is not
     charged to the context call after it; each ratio uses its own phase's pings.
     """
-    times: dict[str, list[float]] = {"ping": [], "context": [], "ping2": [], "apply": []}
+    times: dict[str, list[float]] = {
+        "ping": [],
+        "context": [],
+        "ping2": [],
+        "status": [],
+        "apply": [],
+    }
     question = "他们最近一次吵架是因为什么？ what was the last conflict about?"
     context = {"subject_id": "obj-c", "query": question}
     async with Client(s.params("bare")) as bare, Client(s.params("store")) as store:
@@ -117,6 +128,7 @@ async def round_trips(s: Servers, n: int) -> dict[str, list[float]]:
                 "source_type": "user_explicit",
             }
             times["ping2"].append(await timed(bare, "ping", {}))
+            times["status"].append(await timed(store, "memory_status", {}))
             times["apply"].append(await timed(store, "memory_apply", {"delta": delta}))
     return times
 
@@ -175,6 +187,15 @@ async def main() -> int:
     )
     print(row("trivial tool, bare MCPServer (apply phase)", times["ping2"], None, None))
     print(row("memory_apply (erasure on every call)", times["apply"], times["ping2"], APPLY_TARGET))
+    print(row("memory_status, same server (apply phase)", times["status"], None, None))
+    print(
+        row(
+            "memory_apply / memory_status, same server",
+            times["apply"],
+            times["status"],
+            APPLY_SAME_SERVER_TARGET,
+        )
+    )
     print(row("start-up, bare MCPServer (the base)", starts["bare"], None, None))
     print(row("start-up, memory-store mcp", starts["store"], starts["bare"], STARTUP_TARGET))
     if ref is None:
@@ -185,6 +206,7 @@ async def main() -> int:
     for name, target, xs, base in (
         ("memory_context", CONTEXT_TARGET, times["context"], times["ping"]),
         ("memory_apply", APPLY_TARGET, times["apply"], times["ping2"]),
+        ("memory_apply / memory_status", APPLY_SAME_SERVER_TARGET, times["apply"], times["status"]),
         ("start-up", STARTUP_TARGET, starts["store"], starts["bare"]),
     ):
         ratio = statistics.median(xs) / statistics.median(base)

@@ -678,9 +678,10 @@ SAME_KEY = [
         delta("event", field="conflict", occurred_at="2026-08-02T20:30+08:00"),
         delta("event", field="conflict", value="B", occurred_at="2026-08-02T12:30:00Z"),
     ),
+    # two dates make a history (tests/writes/test_history_in_one_write.py); one date twice not
     (
         delta("relationship", field="stage", value="a", occurred_at="2026-01-01"),
-        delta("relationship", field="stage", value="b", occurred_at="2026-02-02"),
+        delta("relationship", field="stage", value="b", occurred_at="2026-01-01"),
     ),
     (
         delta("hypothesis", field="intent", value="a"),
