@@ -163,13 +163,15 @@ def in_time(
     if as_of is None:  # no day asked for: the question's own time, if it names one
         text = query or ""
         opening = text.lower().split(None, 1)[:1]  # "when …": its first word
-        if not timely or (opening and opening[0] in policy.DATE_QUESTIONS_EN.split()):
+        if opening and opening[0] in policy.DATE_QUESTIONS_EN.split():
             return ranked, None
         if any(w in text for w in policy.DATE_QUESTIONS_ZH.split()):
             return ranked, None
+        if not any("until" in r for r in pool):
+            return ranked, None  # no value ever changed: every time has the same answer
     from .anchors import reorder
 
-    return reorder(query, ranked, pool, first, user_first, as_of)
+    return reorder(query, ranked, pool, first, user_first, as_of, timely)
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:

@@ -64,7 +64,11 @@ def _span(row: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def find(
-    query: str, pool: list[dict[str, Any]], asked: set[str], name: str = ""
+    query: str,
+    pool: list[dict[str, Any]],
+    asked: set[str],
+    name: str = "",
+    at_start: bool = False,
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """The anchors, best first, and the asked fields left once their concept is taken
     out; ``([], asked)`` when the question names no time apart from what it asks about.
@@ -74,13 +78,22 @@ def find(
     person's ``name`` (who, not when) or a time cue. One that would leave no asked field
     is the question's subject, not its time, and is passed over; a row of an asked field
     is the anchor only when no other row comes near it (``NEAR``), and rows that come
-    near the best anchor are anchors too (the question cannot tell them apart)."""
+    near the best anchor are anchors too (the question cannot tell them apart).
+
+    A question names a time only when its words single one out: the best time's score
+    is ``CLEAR`` times that of any time giving another answer (other values of the
+    asked fields true then), cue word or not. A question naming a period by two times
+    (``periods.between``) gets the best row of each of the two best times, when those
+    two stand out so from the rest. ``at_start``: a value anchors by its start."""
     if not asked:
         return [], asked
+    from .periods import between, without_units
     from .relevance import en_cues, score_rows
     from .terms import stem_of
 
     timed = [r for r in pool if _span(r) is not None]
+    two = between(query)
+    query = without_units(query)  # how long the time lasted, not which time it was
     for word in (name, *_CUES):  # who, and that it asks about time: not which time
         if word and word in query:
             query = query.replace(word, " ")
@@ -101,6 +114,21 @@ def find(
     if other and other[0][0] >= NEAR * found[0][0]:
         found = other
     best, _, left = found[0]
+    # Times compete only when they give another answer: the values of the asked
+    # fields true then. Each answer's best row, best first.
+    held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+    answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
+    for score, row, _ in found:
+        span = _span(row)
+        if at_start:  # a value named as a point in time: its start (``periods.point``)
+            span = (span[0], span[0])  # type: ignore[index]
+        then = frozenset(id(r) for r in held if true_at(r, *span))  # type: ignore[misc]
+        answers.setdefault(then, (score, row))
+    scores = [score for score, _ in answers.values()] + [0.0, 0.0]
+    if two and scores[1] > 0 and scores[1] >= CLEAR * scores[2]:
+        return [row for _, row in list(answers.values())[:2]], left
+    if best < CLEAR * scores[1]:
+        return [], asked  # no time stands out: the question may name none
     return [row for score, row, _ in found[:3] if score >= TIE * best], left
 
 
@@ -108,6 +136,8 @@ def find(
 # the best; rows scoring at least TIE of the anchor are anchors too.
 NEAR = 0.5
 TIE = 0.8
+# The best time must score this many times any time that gives another answer.
+CLEAR = 1.5
 
 
 def _probe(field: str) -> dict[str, Any]:
@@ -118,7 +148,7 @@ def _probe(field: str) -> dict[str, Any]:
 
     words = field.split("_")
     for concept in stored.concepts_of(field):
-        words += policy.FIELD_CONCEPTS[concept]
+        words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
     stems = {stem_of(w) for w in words}
     words += [g[3] for g in GROUPS if not stems.isdisjoint(map(stem_of, g[1].split()))]
     return {"scope": "object", "field": field, "value": " ".join(words)}
@@ -144,23 +174,36 @@ def reorder(
     first: list[dict[str, Any]],
     user_first: bool,
     as_of: str | None = None,
+    timely: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """``ranked`` (the order of §20, ``first`` at its head) with the values true at a
     time first: on ``as_of`` every value, else at the anchors the question names the
-    asked fields' values (the anchors after them); for a question about the past with
-    no anchor, the asked fields' rows in their order. Returns the order and
+    asked fields' values (the anchors after them); for a question about the past
+    (``timely``, or an order word) with no anchor, the asked fields' rows in their
+    order, or earliest (latest) first for an order word. Returns the order and
     ``data.as_of`` (None when no time was found)."""
     if as_of is None and query is None:
         return ranked, None
+    from .periods import between, bounded, by_order, order_of, point
+
     asked = set() if query is None else asked_fields(query, pool)
     anchors: list[dict[str, Any]] = []
     spans = [(as_of, as_of)] if as_of is not None else []
+    order = 0 if query is None or as_of is not None else order_of(query)
     if query is not None and as_of is None and not _speaks_of_now(query):
-        anchors, asked = find(query, pool, asked, _name(first))
+        at_start = order < 0 or point(query)
+        anchors, asked = find(query, pool, asked, _name(first), at_start)
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
         if not any("until" in r for r in held):
             anchors, spans = [], []  # the asked field never changed: no time picks a value
+        period = bounded(spans) if len(spans) > 1 and between(query) else None  # type: ignore[arg-type]
+        if period is not None:
+            spans = [period]
+        elif at_start and spans and spans[0][0] != spans[0][1]:
+            spans = [(spans[0][0], spans[0][0])]  # "the week she started …": its start
+    if not spans and not timely and not order:
+        return ranked, None  # a question naming no time: the order of §20
     firsts = {id(r) for r in first}
     head = [r for r in ranked if id(r) in firsts]
     rest = [r for r in ranked if id(r) not in firsts]
@@ -170,16 +213,40 @@ def reorder(
         lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
         if not any("until" in r for r in lead):
             lead = []  # no past value of the asked field to find first: §20's order
+        elif order:
+            lead = by_order(lead, order)  # "我们最开始是什么关系？": the first stage first
     else:
         seen = firsts | {id(r) for r in rest}
         then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
-        then.sort(key=lambda r: (r["field"] not in asked, _other(r, wanted), _when(r, spans)))
+        last = max(max(_span(r) or ("",)) for r in pool).replace(_OPEN, "")  # type: ignore[type-var]
+        then.sort(
+            key=lambda r: (
+                r["field"] not in asked,
+                _other(r, wanted),
+                _when(r, spans),
+                -_overlap(r, spans, last),  # over a period: the value that held it longest
+            )
+        )
         lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
     chosen = {id(r) for r in lead}
     order = head + lead + [r for r in rest if id(r) not in chosen]
     if not spans:
         return order, None
     return order, public(spans[0], anchors[0] if anchors else None)
+
+
+def _overlap(row: dict[str, Any], spans: list[tuple[str, str]], last: str) -> int:
+    """How many days of the first span a value held (a value still true: until ``last``,
+    the latest day the store knows)."""
+    from datetime import date
+
+    span = _span(row)
+    if span is None or not spans or spans[0][0] == spans[0][1]:
+        return 0
+    start, end = max(span[0], spans[0][0]), min(span[1], spans[0][1], last or span[1])
+    if start >= end or len(start) != 10 or len(end) != 10:
+        return 0
+    return (date.fromisoformat(end) - date.fromisoformat(start)).days
 
 
 def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:

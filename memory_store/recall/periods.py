@@ -1,0 +1,109 @@
+"""How a question names a time without naming a date (documentation/time.md, "However
+it is asked"): the general word tables, in both languages, and the rules they feed.
+
+- *Time units* (week, month, spring, 那个月, 那一趟) say how long the time a question
+  names lasted, not which time it was: "the week I got promoted" is found by "promoted".
+  They are set aside before the anchor is sought, like the person's name and the cues.
+- *Order words* (first, earliest, 最开始, 最早; last, latest, 最后) pick a value by its
+  place in a field's history: the earliest (or latest) value of the asked field first.
+- *Between words* (between, 之间, 中间, 从…到) join two anchors into the period they bound.
+
+Only built-ins are used; nothing is kept between calls.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
+if TYPE_CHECKING:
+    from typing import Any
+
+# Units of time and the words that point at one, as substrings (Chinese) or as words.
+UNITS_ZH = (
+    "那一趟 那趟 这一趟 那一回 那回 那一次 那次 这段日子 那段日子 日子 几个月 那个月 这个月 "
+    "那一周 那周 那个星期 那一年 那年 那天 那晚 那一晚 中间 这段 那段 那阵子 阵子 期间"
+)
+UNITS_EN = (
+    "week weeks weekend weekends month months year years day days night nights "
+    "morning evening spring summer autumn fall winter season time times period"
+)
+# A time that is a point, not a stretch: a value named with one of these is named by its
+# start ("the week I got promoted", "她刚去药企的时候"), not by all the time it held.
+POINT_ZH = "那个月 那一周 那周 那个星期 那天 那晚 那一晚 那一刻 刚 开始"
+POINT_EN = "week day night weekend month morning evening moment"
+# The earliest value of the asked field (first, 最开始), or the latest.
+EARLIEST_ZH = "最开始 一开始 刚开始 最早 最初 起初 起先 头一回"
+EARLIEST_EN = "first earliest initially"
+LATEST_ZH = "最后 最近一次 最新"
+LATEST_EN = "latest last"
+# Two times and the period between them.
+BETWEEN_ZH = "之间 中间"
+BETWEEN_EN = "between"
+
+
+def without_units(query: str) -> str:
+    """The question without its time units, order and between words (as ``anchors.find``
+    reads it: they say how the time is named, not which time it is)."""
+    for unit in _SET_ASIDE_ZH:
+        if unit in query:
+            query = query.replace(unit, " ")
+    return " ".join(w for w in query.split() if _bare(w) not in _SET_ASIDE_EN)
+
+
+def point(query: str) -> bool:
+    """Whether the question names a point in time (``POINT_ZH``, ``POINT_EN``)."""
+    return any(w in query for w in _POINT_ZH) or not _POINT_EN.isdisjoint(
+        _bare(w) for w in query.split()
+    )
+
+
+def order_of(query: str) -> int:
+    """-1: the question asks for the earliest value ("最开始", "first"); 1: the latest;
+    0: neither."""
+    words = {_bare(w) for w in query.split()}
+    if any(w in query for w in _EARLIEST_ZH) or words & _EARLIEST_EN:
+        return -1
+    if any(w in query for w in _LATEST_ZH) or words & _LATEST_EN:
+        return 1
+    return 0
+
+
+def between(query: str) -> bool:
+    """Whether the question names a period by the two times that bound it."""
+    if any(w in query for w in _BETWEEN_ZH) or "between" in {_bare(w) for w in query.split()}:
+        return True
+    start = query.find("从")
+    return start != -1 and query.find("到", start + 2) != -1
+
+
+def _bare(word: str) -> str:
+    return word.lower().strip("?,.!;:'\"()")
+
+
+def by_order(rows: list[dict[str, Any]], order: int) -> list[dict[str, Any]]:
+    """``rows`` earliest first (``order`` -1) or latest first (1), by when each value
+    began; a value still true is the latest."""
+    return sorted(rows, key=lambda r: r.get("since") or "", reverse=order > 0)
+
+
+def bounded(spans: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The period between the first two distinct times of ``spans`` (each a value's or an
+    event's ``(start, end)``): from the earlier start to the later one."""
+    starts = sorted({start for start, _ in spans})
+    if len(starts) < 2:
+        return None
+    return starts[0], starts[1]
+
+
+_UNITS_ZH = sorted(UNITS_ZH.split(), key=len, reverse=True)
+_UNITS_EN = frozenset(UNITS_EN.split())
+_POINT_ZH = POINT_ZH.split()
+_POINT_EN = frozenset(POINT_EN.split())
+_EARLIEST_ZH = EARLIEST_ZH.split()
+_EARLIEST_EN = frozenset(EARLIEST_EN.split())
+_LATEST_ZH = LATEST_ZH.split()
+_LATEST_EN = frozenset(LATEST_EN.split())
+_BETWEEN_ZH = BETWEEN_ZH.split()
+_SET_ASIDE_ZH = sorted(
+    {*_UNITS_ZH, *_EARLIEST_ZH, *_LATEST_ZH, *_BETWEEN_ZH} - {"刚", "开始"}, key=len, reverse=True
+)
+_SET_ASIDE_EN = _UNITS_EN | _EARLIEST_EN | _LATEST_EN | {"between"}
