@@ -189,7 +189,7 @@ def reorder(
     asked = set() if query is None else asked_fields(query, pool)
     anchors: list[dict[str, Any]] = []
     spans = [(as_of, as_of)] if as_of is not None else []
-    order = 0 if query is None or as_of is not None else order_of(query)
+    order = 0 if query is None or as_of is not None else order_of(query)  # -1 first, 1 last
     if query is not None and as_of is None and not _speaks_of_now(query):
         at_start = order < 0 or point(query)
         anchors, asked = find(query, pool, asked, _name(first), at_start)
@@ -197,7 +197,7 @@ def reorder(
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
         if not any("until" in r for r in held):
             anchors, spans = [], []  # the asked field never changed: no time picks a value
-        period = bounded(spans) if len(spans) > 1 and between(query) else None  # type: ignore[arg-type]
+        period = bounded(spans) if len(spans) > 1 and between(query) else None
         if period is not None:
             spans = [period]
         elif at_start and spans and spans[0][0] != spans[0][1]:
@@ -218,7 +218,8 @@ def reorder(
     else:
         seen = firsts | {id(r) for r in rest}
         then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
-        last = max(max(_span(r) or ("",)) for r in pool).replace(_OPEN, "")  # type: ignore[type-var]
+        days = {day for r in pool for day in _span(r) or ()}  # the latest day the store knows
+        last = max(days - {_OPEN}, default="")
         then.sort(
             key=lambda r: (
                 r["field"] not in asked,
@@ -229,10 +230,10 @@ def reorder(
         )
         lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
     chosen = {id(r) for r in lead}
-    order = head + lead + [r for r in rest if id(r) not in chosen]
+    placed = head + lead + [r for r in rest if id(r) not in chosen]
     if not spans:
-        return order, None
-    return order, public(spans[0], anchors[0] if anchors else None)
+        return placed, None
+    return placed, public(spans[0], anchors[0] if anchors else None)
 
 
 def _overlap(row: dict[str, Any], spans: list[tuple[str, str]], last: str) -> int:
