@@ -115,6 +115,8 @@ def context(
     if subject_id is None or subject_id == policy.USER_SUBJECT:
         ranked = user_rows
         if subject_id is None:
+            from .roster import roster
+
             result["roster"] = roster([r for r in found if r["scope"] != "user"])
     else:
         mine = [r for r in current if r["subject_id"] == subject_id and r["scope"] != "user"]
@@ -133,8 +135,9 @@ def context(
         about_time = asks_about_time(query, words)
         user_first = speaks_of_user(query, label, words)
         weight = 1.0 if user_first else USER_ROW_WEIGHT
+        topic = _without_name(query, label)  # who it is about: every row here, no topic
         ranked = by_relevance(
-            query, subject_id, label, candidates, ranked, history, about_time, weight
+            topic, subject_id, label, candidates, ranked, history, about_time, weight
         )
     if query is not None or as_of is not None:
         pool = candidates + history
@@ -172,6 +175,13 @@ def in_time(
     from .anchors import reorder
 
     return reorder(query, ranked, pool, first, user_first, as_of, timely)
+
+
+def _without_name(query: str, label: list[dict[str, Any]]) -> str:
+    from .terms import spoken_name
+
+    name = spoken_name(label[0]["value"]) if label else ""
+    return query.replace(name, " ") if name and len(name) < len(query.strip()) else query
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
@@ -376,9 +386,7 @@ def search(
     current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)
-    first_person = bool(about_time or as_of) and speaks_of_user(
-        query, [], terms.fold_text(query)[1]
-    )
+    first_person = speaks_of_user(query, [], terms.fold_text(query)[1])  # "where did I …"
     ranked, anchor = in_time(query, about_time, ranked, ranked, [], first_person, as_of)
     if about_time or as_of is not None:
         dated = dated | {r["id"] for r in ranked}
@@ -386,29 +394,6 @@ def search(
     kept, omitted = fit(hits, max_chars)
     out = {"query": query, "as_of": anchor, "count": len(kept), "memories": kept}
     return {**out, "truncated": omitted > 0}
-
-
-def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Known subjects, most recently updated first: label, counts per scope, last update."""
-    subjects: dict[str, dict[str, Any]] = {}
-    for r in found:
-        entry = subjects.setdefault(
-            r["subject_id"],
-            {
-                "subject_id": r["subject_id"],
-                "display_label": None,
-                "counts": {},
-                "last_updated": "",
-            },
-        )
-        entry["counts"][r["scope"]] = entry["counts"].get(r["scope"], 0) + 1
-        entry["last_updated"] = max(entry["last_updated"], r["updated_at"])
-        if r["scope"] == "object" and r["field"] == "display_label" and r["value"]:
-            entry["display_label"] = r["value"]  # an ended label (no value) is no label
-    ordered = sorted(
-        subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True
-    )
-    return ordered[: policy.CONTEXT_ROSTER_MAX]
 
 
 def _json_len(memory: dict[str, Any]) -> int:

@@ -87,49 +87,106 @@ def find(
     two stand out so from the rest. ``at_start``: a value anchors by its start."""
     if not asked:
         return [], asked
-    from .periods import between, without_units
-    from .relevance import en_cues, score_rows
-    from .terms import stem_of
+    from .periods import between
 
     timed = [r for r in pool if _span(r) is not None]
-    two = between(query)
-    query = without_units(query)  # how long the time lasted, not which time it was
-    for word in (name, *_CUES):  # who, and that it asks about time: not which time
+    text = _time_named(query, name)
+    found = _scored(text, timed, asked)
+    picked = _pick(found, pool, asked, at_start, between(query)) if found else None
+    if picked is None or not all(_shares_a_word(text, a, asked) for a in picked[1][:1]):
+        return [], asked
+    return picked[1], picked[2]
+
+
+def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
+    """Whether an anchor shares a word with the question, not only a character: one
+    Chinese character ("对" of 对象) names no time. Words of the asked fields' probes
+    do not count."""
+    from .terms import cjk_terms, fold_text, stem_of
+
+    def words(value: str) -> set[str]:
+        _, latin, runs = fold_text(value)
+        return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
+
+    held = set().union(*(words(_probe(f)["value"]) for f in asked))
+    return bool((words(text) - held) & words(row["value"]))
+
+
+def _time_named(query: str, name: str) -> str:
+    """The question without what says how it names a time (``periods.without_units``),
+    the person's name (who, not when) and the time cues (that it asks about a time)."""
+    from .periods import without_units
+    from .relevance import en_cues
+    from .terms import stem_of
+
+    query = without_units(query)
+    for word in (name, *_CUES):
         if word and word in query:
             query = query.replace(word, " ")
     cues = en_cues()
-    query = " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
+    return " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
+
+
+def _scored(
+    text: str, timed: list[dict[str, Any]], asked: set[str]
+) -> list[tuple[float, dict[str, Any], set[str]]]:
+    """The rows naming a time that ``text`` matches by their values, best first, each
+    with the asked fields it leaves."""
+    from .relevance import score_rows
+
     values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
     probes = [_probe(f) for f in sorted(asked)]
-    scores = score_rows(query, values + probes, apart=len(probes))
+    scores = score_rows(text, values + probes, apart=len(probes))
     found = []
     for score, row in sorted(zip(scores, timed, strict=False), key=lambda p: -p[0]):
         taken = stored.concepts_of(row["field"])
         left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
         if score > 0 and left:
             found.append((score, row, left))
-    if not found:
-        return [], asked
+    return found
+
+
+def _pick(
+    found: list[tuple[float, dict[str, Any], set[str]]],
+    pool: list[dict[str, Any]],
+    asked: set[str],
+    at_start: bool,
+    two: bool,
+) -> tuple[float, list[dict[str, Any]], set[str]] | None:
+    """The anchors among ``found`` when one time (or, ``two``, two times) clearly
+    stands out, with its score and the fields left to ask; None when none does."""
     other = [x for x in found if x[1]["field"] not in asked]
     if other and other[0][0] >= NEAR * found[0][0]:
         found = other
     best, _, left = found[0]
-    # Times compete only when they give another answer: the values of the asked
-    # fields true then. Each answer's best row, best first.
-    held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+    # Times compete only when they give another answer: the value of each asked field
+    # that held longest then. Each answer's best row, best first.
+    held = [r for r in pool if r["field"] in left and r["scope"] in policy.HISTORY_SCOPES]
     answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
     for score, row, _ in found:
         span = _span(row)
         if at_start:  # a value named as a point in time: its start (``periods.point``)
             span = (span[0], span[0])  # type: ignore[index]
-        then = frozenset(id(r) for r in held if true_at(r, *span))  # type: ignore[misc]
-        answers.setdefault(then, (score, row))
+        answers.setdefault(_answer(held, span), (score, row))  # type: ignore[arg-type]
     scores = [score for score, _ in answers.values()] + [0.0, 0.0]
     if two and scores[1] > 0 and scores[1] >= CLEAR * scores[2]:
-        return [row for _, row in list(answers.values())[:2]], left
+        return best, [row for _, row in list(answers.values())[:2]], left
     if best < CLEAR * scores[1]:
-        return [], asked  # no time stands out: the question may name none
-    return [row for score, row, _ in found[:3] if score >= TIE * best], left
+        return None  # no time stands out: the question may name none
+    return best, [row for score, row, _ in found[:3] if score >= TIE * best], left
+
+
+def _answer(held: list[dict[str, Any]], span: tuple[str, str]) -> frozenset[int]:
+    """What a time answers: per subject and concept (``city`` and ``lives_in`` are one),
+    the value that held longest in it, or on a day, the one that began last."""
+    best: dict[tuple[str, frozenset[str]], tuple[int, str, int]] = {}
+    for r in held:
+        if true_at(r, *span):
+            key = (r["subject_id"], stored.concepts_of(r["field"]) or frozenset([r["field"]]))
+            rank = (_overlap(r, [span], ""), r["since"] or "", id(r))
+            if key not in best or rank > best[key]:
+                best[key] = rank
+    return frozenset(i for _, _, i in best.values())
 
 
 # A row of another field than those asked is the anchor if it scores at least NEAR of
@@ -209,23 +266,29 @@ def reorder(
     rest = [r for r in ranked if id(r) not in firsts]
     wanted = policy.USER_SUBJECT if user_first else None
     if not spans:
-        lead = [r for r in rest if r["field"] in asked and not _other(r, wanted)]
-        lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
+        lead = [r for r in rest if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        # whom it asks about first; then, a question naming the person ("the week Theo
+        # started business school, what was I studying?"), the user's own
+        lead = [r for r in lead if not _other(r, wanted)] + (
+            [r for r in lead if _other(r, wanted)] if wanted is None else []
+        )
         if not any("until" in r for r in lead):
             lead = []  # no past value of the asked field to find first: §20's order
         elif order:
             lead = by_order(lead, order)  # "我们最开始是什么关系？": the first stage first
     else:
         seen = firsts | {id(r) for r in rest}
-        then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
+        held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        told = spans if as_of is not None else [_nearest(span, held) for span in spans]
+        then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, told) < 9]
         days = {day for r in pool for day in _span(r) or ()}  # the latest day the store knows
         last = max(days - {_OPEN}, default="")
         then.sort(
             key=lambda r: (
                 r["field"] not in asked,
                 _other(r, wanted),
-                _when(r, spans),
-                -_overlap(r, spans, last),  # over a period: the value that held it longest
+                _when(r, told),
+                -_overlap(r, told, last),  # over a period: the value that held it longest
             )
         )
         lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
@@ -234,6 +297,16 @@ def reorder(
     if not spans:
         return placed, None
     return placed, public(spans[0], anchors[0] if anchors else None)
+
+
+def _nearest(span: tuple[str, str], held: list[dict[str, Any]]) -> tuple[str, str]:
+    """A day on which no asked value held yet: the day the first one known began (the
+    person told of the job the day after the first date)."""
+    start, end = span
+    if start != end or not held or any(true_at(r, start, end) for r in held):
+        return span
+    later = [r["since"] for r in held if (r["since"] or "") > start]
+    return (min(later), min(later)) if later else span
 
 
 def _overlap(row: dict[str, Any], spans: list[tuple[str, str]], last: str) -> int:
