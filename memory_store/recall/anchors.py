@@ -163,14 +163,20 @@ def _pick(
     # that held longest then. Each answer's best row, best first.
     held = [r for r in pool if r["field"] in left and r["scope"] in policy.HISTORY_SCOPES]
     answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
+    times: dict[str, tuple[float, dict[str, Any], frozenset[int]]] = {}  # by start
     for score, row, _ in found:
         span = _span(row)
         if at_start:  # a value named as a point in time: its start (``periods.point``)
             span = (span[0], span[0])  # type: ignore[index]
-        answers.setdefault(_answer(held, span), (score, row))  # type: ignore[arg-type]
+        then = _answer(held, span)  # type: ignore[arg-type]
+        answers.setdefault(then, (score, row))
+        times.setdefault(span[0], (score, row, then))  # type: ignore[index]
     scores = [score for score, _ in answers.values()] + [0.0, 0.0]
-    if two and scores[1] > 0 and scores[1] >= CLEAR * scores[2]:
-        return best, [row for _, row in list(answers.values())[:2]], left
+    pair = list(times.values())[:2]
+    if two and len(pair) == 2:  # two times bound a period, whatever each answers
+        rival = [t[0] for t in list(times.values())[2:] if t[2] not in (pair[0][2], pair[1][2])]
+        if pair[1][0] >= CLEAR * max(rival, default=0.0):
+            return best, [pair[0][1], pair[1][1]], left
     if best < CLEAR * scores[1]:
         return None  # no time stands out: the question may name none
     return best, [row for score, row, _ in found[:3] if score >= TIE * best], left

@@ -81,8 +81,13 @@ def _bare(word: str) -> str:
 
 def by_order(rows: list[dict[str, Any]], order: int) -> list[dict[str, Any]]:
     """``rows`` earliest first (``order`` -1) or latest first (1), by when each value
-    began; a value still true is the latest."""
-    return sorted(rows, key=lambda r: r.get("since") or "", reverse=order > 0)
+    began, each subject's apart (they are in the order of whom the question asks about)."""
+    place: dict[str, int] = {}
+    for r in rows:
+        place.setdefault(r["subject_id"], len(place))
+    out = sorted(rows, key=lambda r: r.get("since") or "", reverse=order > 0)
+    out.sort(key=lambda r: place[r["subject_id"]])  # stable: each subject's in its order
+    return out
 
 
 def bounded(spans: list[tuple[str, str]]) -> tuple[str, str] | None:
