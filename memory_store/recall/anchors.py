@@ -69,6 +69,7 @@ def find(
     asked: set[str],
     name: str = "",
     at_start: bool = False,
+    user_first: bool = False,
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """The anchors, best first, and the asked fields left once their concept is taken
     out; ``([], asked)`` when the question names no time apart from what it asks about.
@@ -91,7 +92,7 @@ def find(
 
     timed = [r for r in pool if _span(r) is not None]
     text = _time_named(query, name)
-    found = _scored(text, timed, asked)
+    found = _scored(text, timed, asked, user_first)
     picked = _pick(found, pool, asked, at_start, between(query)) if found else None
     if picked is None or not all(_shares_a_word(text, a, asked) for a in picked[1][:1]):
         return [], asked
@@ -128,10 +129,12 @@ def _time_named(query: str, name: str) -> str:
 
 
 def _scored(
-    text: str, timed: list[dict[str, Any]], asked: set[str]
+    text: str, timed: list[dict[str, Any]], asked: set[str], user_first: bool
 ) -> list[tuple[float, dict[str, Any], set[str]]]:
     """The rows naming a time that ``text`` matches by their values, best first, each
-    with the asked fields it leaves."""
+    with the asked fields it leaves: a value of the one asked about (the user when
+    ``user_first``, else the person) takes its concept; one of the other leaves it ("the
+    week I got promoted, what was her job?")."""
     from .relevance import score_rows
 
     values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
@@ -140,10 +143,18 @@ def _scored(
     found = []
     for score, row in sorted(zip(scores, timed, strict=False), key=lambda p: -p[0]):
         taken = stored.concepts_of(row["field"])
-        left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
+        if _theirs(row, user_first):
+            left = set(asked)
+        else:
+            left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
         if score > 0 and left:
             found.append((score, row, left))
     return found
+
+
+def _theirs(row: dict[str, Any], user_first: bool) -> bool:
+    """Whether a value is not of the one the question asks about."""
+    return row["scope"] != "event" and (row["subject_id"] == policy.USER_SUBJECT) != user_first
 
 
 def _pick(
@@ -155,7 +166,7 @@ def _pick(
 ) -> tuple[float, list[dict[str, Any]], set[str]] | None:
     """The anchors among ``found`` when one time (or, ``two``, two times) clearly
     stands out, with its score and the fields left to ask; None when none does."""
-    other = [x for x in found if x[1]["field"] not in asked]
+    other = [x for x in found if x[1]["field"] not in asked or x[2] == asked]
     if other and other[0][0] >= NEAR * found[0][0]:
         found = other
     best, _, left = found[0]
@@ -255,7 +266,7 @@ def reorder(
     order = 0 if query is None or as_of is not None else order_of(query)  # -1 first, 1 last
     if query is not None and as_of is None and not _speaks_of_now(query):
         at_start = order < 0 or point(query)
-        anchors, asked = find(query, pool, asked, _name(first), at_start)
+        anchors, asked = find(query, pool, asked, _name(first), at_start, user_first)
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
         if not any("until" in r for r in held):
