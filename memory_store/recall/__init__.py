@@ -178,10 +178,19 @@ def in_time(
 
 
 def _without_name(query: str, label: list[dict[str, Any]]) -> str:
+    """The question without the person's spoken name, when it holds more: every row here
+    is theirs, so the name tells no row apart (documentation/recall.md)."""
     from .terms import spoken_name
 
-    name = spoken_name(label[0]["value"]) if label else ""
-    return query.replace(name, " ") if name and len(name) < len(query.strip()) else query
+    name = (spoken_name(label[0]["value"]) if label else "").lower()
+    low = query.lower()
+    if not name or len(name) >= len(query.strip()) or len(low) != len(query):
+        return query
+    at = low.find(name)
+    while at != -1:
+        query = query[:at] + " " * len(name) + query[at + len(name) :]
+        at = low.find(name, at + len(name))
+    return query
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:

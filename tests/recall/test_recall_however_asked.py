@@ -214,3 +214,33 @@ def test_search_finds_the_time_too(rosa: None) -> None:
     assert schema_errors("search.data.schema.json", data) == []
     assert data["as_of"]["date"] == "2024-11-15"
     assert values(assert_marked(data))[0] == "Runs a food truck downtown"
+
+
+def test_the_persons_own_name_is_no_topic(enabled: Path) -> None:
+    # Every row is Theo's: those that merely mention him must not crowd out the one asked for.
+    story(
+        "obj-th",
+        "Theo (matched on Hinge)",
+        {
+            "job": [
+                ("Account manager at a software company", "2024-03-01"),
+                ("Product manager at a climate startup", "2025-06-01"),
+            ],
+            "city": [("Lives in Somerville with two roommates", "2024-03-01")],
+            **{
+                f"event_outing{i}": [(f"Theo and I {what}, a long and lovely evening", day)]
+                for i, (what, day) in enumerate(
+                    [
+                        ("went to a jazz bar in Cambridge", "2024-04-01"),
+                        ("cooked dumplings at his place", "2024-05-01"),
+                        ("walked along the Charles at night", "2024-06-01"),
+                        ("saw a play at the Huntington", "2024-07-01"),
+                        ("went apple picking in Stow", "2024-09-01"),
+                        ("threw a surprise party for my birthday", "2024-12-01"),
+                    ]
+                )
+            },
+        },
+    )
+    data = ask("obj-th", "What does Theo do?")
+    assert "Product manager at a climate startup" in values(data)[:3]
