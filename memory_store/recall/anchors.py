@@ -92,11 +92,54 @@ def find(
 
     timed = [r for r in pool if _span(r) is not None]
     text = _time_named(query, name)
-    found = _scored(text, timed, asked, user_first)
+    found, over = _scored(text, timed, asked, user_first)
+    if over > 0 and over >= CLEAR * (found[0][0] if found else 0.0):
+        return _by_a_value(text, timed, asked)  # a value of the asked concept matches best
     picked = _pick(found, pool, asked, at_start, between(query)) if found else None
-    if picked is None or not all(_shares_a_word(text, a, asked) for a in picked[1][:1]):
-        return [], asked
-    return picked[1], picked[2]
+    if picked is not None and _shares_a_word(text, picked[1][0], asked):
+        return picked[1], picked[2]
+    return _by_a_value(text, timed, asked)
+
+
+def _by_a_value(
+    text: str, timed: list[dict[str, Any]], asked: set[str]
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """No time named apart from the asked fields: maybe by a value of one of their
+    concepts ("in the months she lived in Leeds, …", "the month I started the Seattle
+    job, where was I living?"). Per concept, its values are matched with their field
+    names and that concept's words; one scoring ``CLEAR`` times any other is the anchor,
+    and the other concepts stay asked (none: the question's other words say what,
+    ``_then_asked``)."""
+    from .relevance import score_rows
+
+    for concept in sorted(set().union(*map(stored.concepts_of, asked))):
+        named = {f for f in asked if concept in stored.concepts_of(f)}
+        rows = [r for r in timed if r["field"] in named]
+        probes = [_probe(f) for f in sorted(asked - named)]
+        scores = score_rows(text, rows + probes, apart=len(probes))[: len(rows)]
+        ranked = sorted(zip(scores, range(len(rows)), strict=True), reverse=True) + [(0.0, -1)]
+        best, at = ranked[0]
+        if best > 0 and best >= CLEAR * ranked[1][0] and _shares_a_word(text, rows[at], asked):
+            return [rows[at]], asked - named
+    return [], asked
+
+
+def _then_asked(
+    query: str, name: str, anchor: dict[str, Any], then: list[dict[str, Any]]
+) -> set[str]:
+    """The fields a question asks about without naming one, once its time is found: those
+    of the values true then that its other words match best ("… what did she do on
+    weekends?": the hobby "hikes in the Dales on weekends"), the anchor's words and
+    concept set aside."""
+    from .relevance import score_rows
+
+    taken = stored.concepts_of(anchor["field"])
+    rows = [r for r in then if r["scope"] != "event" and not stored.concepts_of(r["field"]) & taken]
+    apart = [_probe(anchor["field"]), {**anchor, "field": ""}]
+    text = _time_named(query, name, units=False)  # "weekends" may say what, here
+    scores = score_rows(text, rows + apart, apart=2)[: len(rows)]
+    best = max(scores, default=0.0)
+    return {r["field"] for s, r in zip(scores, rows, strict=True) if best > 0 and s == best}
 
 
 def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
@@ -113,14 +156,14 @@ def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
     return bool((words(text) - held) & words(row["value"]))
 
 
-def _time_named(query: str, name: str) -> str:
+def _time_named(query: str, name: str, units: bool = True) -> str:
     """The question without what says how it names a time (``periods.without_units``),
     the person's name (who, not when) and the time cues (that it asks about a time)."""
     from .periods import without_units
     from .relevance import en_cues
     from .terms import stem_of
 
-    query = without_units(query)
+    query = without_units(query) if units else query
     for word in (name, *_CUES):
         if word and word in query:
             query = query.replace(word, " ")
@@ -130,26 +173,28 @@ def _time_named(query: str, name: str) -> str:
 
 def _scored(
     text: str, timed: list[dict[str, Any]], asked: set[str], user_first: bool
-) -> list[tuple[float, dict[str, Any], set[str]]]:
+) -> tuple[list[tuple[float, dict[str, Any], set[str]]], float]:
     """The rows naming a time that ``text`` matches by their values, best first, each
-    with the asked fields it leaves: a value of the one asked about (the user when
-    ``user_first``, else the person) takes its concept; one of the other leaves it ("the
-    week I got promoted, what was her job?")."""
+    with the asked fields it leaves: its concept is taken, unless that leaves nothing
+    and it is a value of the other one than asked about (the user's, unless
+    ``user_first``): "the week I got promoted, what was her job?". And the best score of
+    a row passed over for leaving nothing to ask."""
     from .relevance import score_rows
 
     values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
     probes = [_probe(f) for f in sorted(asked)]
     scores = score_rows(text, values + probes, apart=len(probes))
-    found = []
+    found, over = [], 0.0
     for score, row in sorted(zip(scores, timed, strict=False), key=lambda p: -p[0]):
         taken = stored.concepts_of(row["field"])
-        if _theirs(row, user_first):
+        left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
+        if not left and _theirs(row, user_first):
             left = set(asked)
-        else:
-            left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
         if score > 0 and left:
             found.append((score, row, left))
-    return found
+        elif score > over:
+            over = score
+    return found, over
 
 
 def _theirs(row: dict[str, Any], user_first: bool) -> bool:
@@ -269,7 +314,7 @@ def reorder(
         anchors, asked = find(query, pool, asked, _name(first), at_start, user_first)
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
-        if not any("until" in r for r in held):
+        if asked and not any("until" in r for r in held):
             anchors, spans = [], []  # the asked field never changed: no time picks a value
         period = bounded(spans) if len(spans) > 1 and between(query) else None
         if period is not None:
@@ -298,6 +343,8 @@ def reorder(
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
         told = spans if as_of is not None else [_nearest(span, held) for span in spans]
         then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, told) < 9]
+        if anchors and not asked:  # found by a value of the only concept named
+            asked = _then_asked(query or "", _name(first), anchors[0], then)
         days = {day for r in pool for day in _span(r) or ()}  # the latest day the store knows
         last = max(days - {_OPEN}, default="")
         then.sort(
@@ -308,7 +355,8 @@ def reorder(
                 -_overlap(r, told, last),  # over a period: the value that held it longest
             )
         )
-        lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
+        lead = [r for r in then if r["field"] in asked or as_of is not None]
+        lead += [a for a in anchors if a not in lead]
     chosen = {id(r) for r in lead}
     placed = head + lead + [r for r in rest if id(r) not in chosen]
     if not spans:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # Units of time and the words that point at one, as substrings (Chinese) or as words.
 UNITS_ZH = (
     "那一趟 那趟 这一趟 那一回 那回 那一次 那次 这段日子 那段日子 日子 几个月 那个月 这个月 "
-    "那一周 那周 那个星期 那一年 那年 那天 那晚 那一晚 中间 这段 那段 那阵子 阵子 期间"
+    "那一周 那周 那个星期 那一年 那年 那天 那晚 那一晚 中间 这段 那段 那阵子 阵子 期间 周末"
 )
 UNITS_EN = (
     "week weeks weekend weekends month months year years day days night nights "

@@ -65,7 +65,7 @@ def rosa(enabled: Path) -> None:
                 ("Lives in Portland", "2025-08-01"),
             ],
             "hobby": [
-                ("Plays volleyball on Sundays", "2024-01-10"),
+                ("Plays volleyball on weekends", "2024-01-10"),
                 ("Paints watercolors", "2025-03-01"),
             ],
             "stage": [
@@ -152,6 +152,19 @@ def test_another_values_period_in_chinese(xiaozhou: None) -> None:
     assert (data["as_of"]["from"], data["as_of"]["until"]) == ("2024-10-01", "2025-07-01")
 
 
+def test_a_period_named_by_the_only_concept_asked_in_english(rosa: None) -> None:
+    # "lived" names the time, not the question: what she did is found by "weekends"
+    data = ask(EN, "In the months Rosa lived in Tacoma, what did she do on weekends?")
+    assert values(data)[1] == "Plays volleyball on weekends"
+    assert (data["as_of"]["from"], data["as_of"]["until"]) == ("2024-01-10", "2025-02-01")
+
+
+def test_a_period_named_by_the_only_concept_asked_in_chinese(xiaozhou: None) -> None:
+    data = ask(ZH, "小周住在深圳福田那阵子，周末常干什么？")
+    assert values(data)[1] == "迷上了冲浪"  # it held the most of that time
+    assert (data["as_of"]["from"], data["as_of"]["until"]) == ("2024-10-01", "2025-07-01")
+
+
 def test_an_order_word_puts_the_earliest_value_first_in_english(rosa: None) -> None:
     assert values(ask(EN, "What was Rosa's earliest job?"))[1] == "Line cook at a diner"
 
@@ -175,7 +188,7 @@ def test_the_users_own_life_names_the_time_in_chinese(xiaozhou: None) -> None:
 
 def test_two_events_bound_a_period_in_english(rosa: None) -> None:
     data = ask(EN, "Between the jazz festival and the Reno wedding, what was Rosa's hobby?")
-    assert values(data)[1] == "Plays volleyball on Sundays"
+    assert values(data)[1] == "Plays volleyball on weekends"
     assert (data["as_of"]["from"], data["as_of"]["until"]) == ("2024-06-20", "2024-11-15")
 
 
