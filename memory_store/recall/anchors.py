@@ -262,15 +262,27 @@ CLEAR = 1.5
 def _probe(field: str) -> dict[str, Any]:
     """A row holding the words that name ``field``: its own, its concepts' (``policy.
     FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
-    from .aliases import GROUPS
     from .terms import stem_of
 
     words = field.split("_")
     for concept in stored.concepts_of(field):
         words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
     stems = {stem_of(w) for w in words}
-    words += [g[3] for g in GROUPS if not stems.isdisjoint(map(stem_of, g[1].split()))]
+    words += [chinese for heads, chinese in _heads() if not stems.isdisjoint(heads)]
     return {"scope": "object", "field": field, "value": " ".join(words)}
+
+
+_HEADS: list[tuple[frozenset[str], str]] = []  # the alias table's, not the store's: kept
+
+
+def _heads() -> list[tuple[frozenset[str], str]]:
+    """Each alias group's English heads, folded, with its Chinese heads (once a process)."""
+    if not _HEADS:
+        from .aliases import GROUPS
+        from .terms import stem_of
+
+        _HEADS.extend((frozenset(map(stem_of, g[1].split())), g[3]) for g in GROUPS)
+    return _HEADS
 
 
 def true_at(row: dict[str, Any], start: str, end: str) -> bool:
