@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from .. import policy
 from ..storage import rows as stored
+from .periods import OPEN as _OPEN
+from .periods import nearest as _nearest
+from .periods import overlap as _overlap
+from .periods import span as _span
+from .periods import true_at
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
-
-_OPEN = "9999-12-31"  # the end of a value still true
 
 
 def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
@@ -49,18 +52,6 @@ def _stems(words: tuple[str, ...]) -> set[str]:
     from .terms import stem_of
 
     return {stem_of(w) for w in words}
-
-
-def _span(row: dict[str, Any]) -> tuple[str, str] | None:
-    """The time a row names: an event's day, a value's ``since``-``until`` (open: still
-    true); None for rows that name no time (hypotheses, the display label)."""
-    if row["scope"] == "event":
-        day = (row["occurred_at"] or "")[:10]
-        return (day, day) if day else None
-    if row["scope"] not in policy.HISTORY_SCOPES or row["field"] == "display_label":
-        return None
-    since = row["since"] or ""
-    return (since, row.get("until") or _OPEN) if since else None
 
 
 def find(
@@ -285,19 +276,6 @@ def _heads() -> list[tuple[frozenset[str], str]]:
     return _HEADS
 
 
-def true_at(row: dict[str, Any], start: str, end: str) -> bool:
-    """Whether a value held at some time between ``start`` and ``end`` (a day: both the
-    same, and a value replaced that day counts): it began by then and had not yet been
-    replaced."""
-    span = _span(row)
-    if span is None or row["scope"] == "event":
-        return False
-    since, until = span
-    if start == end:  # a value that ends or begins that day held then too ("right before")
-        return since <= start <= until
-    return since < end and until > start
-
-
 def reorder(
     query: str | None,
     ranked: list[dict[str, Any]],
@@ -374,30 +352,6 @@ def reorder(
     if not spans:
         return placed, None
     return placed, public(spans[0], anchors[0] if anchors else None)
-
-
-def _nearest(span: tuple[str, str], held: list[dict[str, Any]]) -> tuple[str, str]:
-    """A day on which no asked value held yet: the day the first one known began (the
-    person told of the job the day after the first date)."""
-    start, end = span
-    if start != end or not held or any(true_at(r, start, end) for r in held):
-        return span
-    later = [r["since"] for r in held if (r["since"] or "") > start]
-    return (min(later), min(later)) if later else span
-
-
-def _overlap(row: dict[str, Any], spans: list[tuple[str, str]], last: str) -> int:
-    """How many days of the first span a value held (a value still true: until ``last``,
-    the latest day the store knows)."""
-    from datetime import date
-
-    span = _span(row)
-    if span is None or not spans or spans[0][0] == spans[0][1]:
-        return 0
-    start, end = max(span[0], spans[0][0]), min(span[1], spans[0][1], last or span[1])
-    if start >= end or len(start) != 10 or len(end) != 10:
-        return 0
-    return (date.fromisoformat(end) - date.fromisoformat(start)).days
 
 
 def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:

@@ -8,10 +8,16 @@ it is asked"): the general word tables, in both languages, and the rules they fe
   place in a field's history: the earliest (or latest) value of the asked field first.
 - *Between words* (between, 之间, 中间, 从…到) join two anchors into the period they bound.
 
+And the time a row names (``span``: an event's day, a value's ``since``-``until``), whether
+a value held at a time (``true_at``), for how long (``overlap``), and the first value told
+after a day on which none held yet (``nearest``).
+
 Only built-ins are used; nothing is kept between calls.
 """
 
 from __future__ import annotations
+
+from .. import policy
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
@@ -112,3 +118,55 @@ _SET_ASIDE_ZH = sorted(
     {*_UNITS_ZH, *_EARLIEST_ZH, *_LATEST_ZH, *_BETWEEN_ZH} - {"刚", "开始"}, key=len, reverse=True
 )
 _SET_ASIDE_EN = _UNITS_EN | _EARLIEST_EN | _LATEST_EN | {"between"}
+
+
+OPEN = "9999-12-31"  # the end of a value still true
+
+
+def span(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The time a row names: an event's day, a value's ``since``-``until`` (open: still
+    true); None for rows that name no time (hypotheses, the display label)."""
+    if row["scope"] == "event":
+        day = (row["occurred_at"] or "")[:10]
+        return (day, day) if day else None
+    if row["scope"] not in policy.HISTORY_SCOPES or row["field"] == "display_label":
+        return None
+    since = row["since"] or ""
+    return (since, row.get("until") or OPEN) if since else None
+
+
+def true_at(row: dict[str, Any], start: str, end: str) -> bool:
+    """Whether a value held at some time between ``start`` and ``end`` (a day: both the
+    same, and a value replaced that day counts): it began by then and had not yet been
+    replaced."""
+    own = span(row)
+    if own is None or row["scope"] == "event":
+        return False
+    since, until = own
+    if start == end:  # a value that ends or begins that day held then too ("right before")
+        return since <= start <= until
+    return since < end and until > start
+
+
+def nearest(span: tuple[str, str], held: list[dict[str, Any]]) -> tuple[str, str]:
+    """A day on which no asked value held yet: the day the first one known began (the
+    person told of the job the day after the first date)."""
+    start, end = span
+    if start != end or not held or any(true_at(r, start, end) for r in held):
+        return span
+    later = [r["since"] for r in held if (r["since"] or "") > start]
+    return (min(later), min(later)) if later else span
+
+
+def overlap(row: dict[str, Any], spans: list[tuple[str, str]], last: str) -> int:
+    """How many days of the first span a value held (a value still true: until ``last``,
+    the latest day the store knows)."""
+    from datetime import date
+
+    own = span(row)
+    if own is None or not spans or spans[0][0] == spans[0][1]:
+        return 0
+    start, end = max(own[0], spans[0][0]), min(own[1], spans[0][1], last or own[1])
+    if start >= end or len(start) != 10 or len(end) != 10:
+        return 0
+    return (date.fromisoformat(end) - date.fromisoformat(start)).days
