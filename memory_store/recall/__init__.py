@@ -160,9 +160,10 @@ def in_time(
     user_first: bool,
     as_of: str | None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """``ranked`` and ``data.as_of`` for a question about time (``timely``) or a day asked
-    for (``anchors.reorder``, §24). A question asking for a date ("when did we meet?",
-    "哪天") names none: §20's order, and ``anchors`` is not even imported."""
+    """``ranked`` and ``data.as_of`` for any question (``timely``: one with a time cue)
+    or a day asked for (``anchors.reorder``, documentation/time.md). A question asking
+    for a date ("when did we meet?", "哪天") names none, nor does any question on a store
+    where no value ever changed: the order stays, and ``anchors`` is not even imported."""
     if as_of is None:  # no day asked for: the question's own time, if it names one
         text = query or ""
         opening = text.lower().split(None, 1)[:1]  # "when …": its first word

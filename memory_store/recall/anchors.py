@@ -312,7 +312,7 @@ def reorder(
         elif at_start and spans and spans[0][0] != spans[0][1]:
             spans = [(spans[0][0], spans[0][0])]  # "the week she started …": its start
     if not spans and not timely and not order:
-        return ranked, None  # a question naming no time: the order of §20
+        return ranked, None  # a question naming no time: the order without one (time.md)
     firsts = {id(r) for r in first}
     head = [r for r in ranked if id(r) in firsts]
     rest = [r for r in ranked if id(r) not in firsts]

@@ -1,4 +1,4 @@
-"""The roster: who the store knows, for ``context`` without a subject (contract §8)."""
+"""The roster: who the store knows, for ``context`` without a subject (documentation/recall.md)."""
 
 from __future__ import annotations
 
