@@ -115,6 +115,8 @@ def context(
     if subject_id is None or subject_id == policy.USER_SUBJECT:
         ranked = user_rows
         if subject_id is None:
+            from .roster import roster
+
             result["roster"] = roster([r for r in found if r["scope"] != "user"])
     else:
         mine = [r for r in current if r["subject_id"] == subject_id and r["scope"] != "user"]
@@ -133,8 +135,9 @@ def context(
         about_time = asks_about_time(query, words)
         user_first = speaks_of_user(query, label, words)
         weight = 1.0 if user_first else USER_ROW_WEIGHT
+        topic = _without_name(query, label)  # who it is about: every row here, no topic
         ranked = by_relevance(
-            query, subject_id, label, candidates, ranked, history, about_time, weight
+            topic, subject_id, label, candidates, ranked, history, about_time, weight
         )
     if query is not None or as_of is not None:
         pool = candidates + history
@@ -157,19 +160,38 @@ def in_time(
     user_first: bool,
     as_of: str | None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """``ranked`` and ``data.as_of`` for a question about time (``timely``) or a day asked
-    for (``anchors.reorder``, §24). A question asking for a date ("when did we meet?",
-    "哪天") names none: §20's order, and ``anchors`` is not even imported."""
+    """``ranked`` and ``data.as_of`` for any question (``timely``: one with a time cue)
+    or a day asked for (``anchors.reorder``, documentation/time.md). A question asking
+    for a date ("when did we meet?", "哪天") names none, nor does any question on a store
+    where no value ever changed: the order stays, and ``anchors`` is not even imported."""
     if as_of is None:  # no day asked for: the question's own time, if it names one
         text = query or ""
         opening = text.lower().split(None, 1)[:1]  # "when …": its first word
-        if not timely or (opening and opening[0] in policy.DATE_QUESTIONS_EN.split()):
+        if opening and opening[0] in policy.DATE_QUESTIONS_EN.split():
             return ranked, None
         if any(w in text for w in policy.DATE_QUESTIONS_ZH.split()):
             return ranked, None
+        if not any("until" in r for r in pool):
+            return ranked, None  # no value ever changed: every time has the same answer
     from .anchors import reorder
 
-    return reorder(query, ranked, pool, first, user_first, as_of)
+    return reorder(query, ranked, pool, first, user_first, as_of, timely)
+
+
+def _without_name(query: str, label: list[dict[str, Any]]) -> str:
+    """The question without the person's spoken name, when it holds more: every row here
+    is theirs, so the name tells no row apart (documentation/recall.md)."""
+    from .terms import spoken_name
+
+    name = (spoken_name(label[0]["value"]) if label else "").lower()
+    low = query.lower()
+    if not name or len(name) >= len(query.strip()) or len(low) != len(query):
+        return query
+    at = low.find(name)
+    while at != -1:
+        query = query[:at] + " " * len(name) + query[at + len(name) :]
+        at = low.find(name, at + len(name))
+    return query
 
 
 def _rows_of(session: Session, subject_id: str | None) -> list[dict[str, Any]]:
@@ -377,9 +399,7 @@ def search(
     current, dated, past = _derive(found, found)
     about_time = asks_about_time(query)
     ranked = matches(query, current + past, drop_common=False, about_time=about_time)
-    first_person = bool(about_time or as_of) and speaks_of_user(
-        query, [], terms.fold_text(query)[1]
-    )
+    first_person = speaks_of_user(query, [], terms.fold_text(query)[1])  # "where did I …"
     ranked, anchor = in_time(query, about_time, ranked, ranked, [], first_person, as_of)
     if about_time or as_of is not None:
         dated = dated | {r["id"] for r in ranked}
@@ -387,29 +407,6 @@ def search(
     kept, omitted = fit(hits, max_chars)
     out = {"query": query, "as_of": anchor, "count": len(kept), "memories": kept}
     return {**out, "truncated": omitted > 0}
-
-
-def roster(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Known subjects, most recently updated first: label, counts per scope, last update."""
-    subjects: dict[str, dict[str, Any]] = {}
-    for r in found:
-        entry = subjects.setdefault(
-            r["subject_id"],
-            {
-                "subject_id": r["subject_id"],
-                "display_label": None,
-                "counts": {},
-                "last_updated": "",
-            },
-        )
-        entry["counts"][r["scope"]] = entry["counts"].get(r["scope"], 0) + 1
-        entry["last_updated"] = max(entry["last_updated"], r["updated_at"])
-        if r["scope"] == "object" and r["field"] == "display_label" and r["value"]:
-            entry["display_label"] = r["value"]  # an ended label (no value) is no label
-    ordered = sorted(
-        subjects.values(), key=lambda e: (e["last_updated"], e["subject_id"]), reverse=True
-    )
-    return ordered[: policy.CONTEXT_ROSTER_MAX]
 
 
 def _json_len(memory: dict[str, Any]) -> int:

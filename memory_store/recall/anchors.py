@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from .. import policy
 from ..storage import rows as stored
+from .periods import OPEN as _OPEN
+from .periods import nearest as _nearest
+from .periods import overlap as _overlap
+from .periods import span as _span
+from .periods import true_at
 
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     from typing import Any
-
-_OPEN = "9999-12-31"  # the end of a value still true
 
 
 def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
@@ -51,20 +54,13 @@ def _stems(words: tuple[str, ...]) -> set[str]:
     return {stem_of(w) for w in words}
 
 
-def _span(row: dict[str, Any]) -> tuple[str, str] | None:
-    """The time a row names: an event's day, a value's ``since``-``until`` (open: still
-    true); None for rows that name no time (hypotheses, the display label)."""
-    if row["scope"] == "event":
-        day = (row["occurred_at"] or "")[:10]
-        return (day, day) if day else None
-    if row["scope"] not in policy.HISTORY_SCOPES or row["field"] == "display_label":
-        return None
-    since = row["since"] or ""
-    return (since, row.get("until") or _OPEN) if since else None
-
-
 def find(
-    query: str, pool: list[dict[str, Any]], asked: set[str], name: str = ""
+    query: str,
+    pool: list[dict[str, Any]],
+    asked: set[str],
+    name: str = "",
+    at_start: bool = False,
+    user_first: bool = False,
 ) -> tuple[list[dict[str, Any]], set[str]]:
     """The anchors, best first, and the asked fields left once their concept is taken
     out; ``([], asked)`` when the question names no time apart from what it asks about.
@@ -74,67 +70,210 @@ def find(
     person's ``name`` (who, not when) or a time cue. One that would leave no asked field
     is the question's subject, not its time, and is passed over; a row of an asked field
     is the anchor only when no other row comes near it (``NEAR``), and rows that come
-    near the best anchor are anchors too (the question cannot tell them apart)."""
+    near the best anchor are anchors too (the question cannot tell them apart).
+
+    A question names a time only when its words single one out: the best time's score
+    is ``CLEAR`` times that of any time giving another answer (other values of the
+    asked fields true then), cue word or not. A question naming a period by two times
+    (``periods.between``) gets the best row of each of the two best times, when those
+    two stand out so from the rest. ``at_start``: a value anchors by its start."""
     if not asked:
         return [], asked
-    from .relevance import en_cues, score_rows
-    from .terms import stem_of
+    from .periods import between
 
     timed = [r for r in pool if _span(r) is not None]
-    for word in (name, *_CUES):  # who, and that it asks about time: not which time
+    text = _time_named(query, name)
+    found, over = _scored(text, timed, asked, user_first)
+    if over > 0 and over >= CLEAR * (found[0][0] if found else 0.0):
+        return _by_a_value(text, timed, asked)  # a value of the asked concept matches best
+    picked = _pick(found, pool, asked, at_start, between(query)) if found else None
+    if picked is not None and _shares_a_word(text, picked[1][0], asked):
+        return picked[1], picked[2]
+    return _by_a_value(text, timed, asked)
+
+
+def _by_a_value(
+    text: str, timed: list[dict[str, Any]], asked: set[str]
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """No time named apart from the asked fields: maybe by a value of one of their
+    concepts ("in the months she lived in Leeds, …", "the month I started the Seattle
+    job, where was I living?"). Per concept, its values are matched with their field
+    names and that concept's words; one scoring ``CLEAR`` times any other is the anchor,
+    and the other concepts stay asked (none: the question's other words say what,
+    ``_then_asked``)."""
+    from .relevance import score_rows
+
+    for concept in sorted(set().union(*map(stored.concepts_of, asked))):
+        named = {f for f in asked if concept in stored.concepts_of(f)}
+        rows = [r for r in timed if r["field"] in named]
+        probes = [_probe(f) for f in sorted(asked - named)]
+        scores = score_rows(text, rows + probes, apart=len(probes))[: len(rows)]
+        ranked = sorted(zip(scores, range(len(rows)), strict=True), reverse=True) + [(0.0, -1)]
+        best, at = ranked[0]
+        if best > 0 and best >= CLEAR * ranked[1][0] and _shares_a_word(text, rows[at], asked):
+            return [rows[at]], asked - named
+    return [], asked
+
+
+def _then_asked(
+    query: str, name: str, anchor: dict[str, Any], then: list[dict[str, Any]]
+) -> set[str]:
+    """The fields a question asks about without naming one, once its time is found: those
+    of the values true then that its other words match best ("… what did she do on
+    weekends?": the hobby "hikes in the Dales on weekends"), the anchor's words and
+    concept set aside."""
+    from .relevance import score_rows
+
+    taken = stored.concepts_of(anchor["field"])
+    rows = [r for r in then if r["scope"] != "event" and not stored.concepts_of(r["field"]) & taken]
+    apart = [_probe(anchor["field"]), {**anchor, "field": ""}]
+    text = _time_named(query, name, units=False)  # "weekends" may say what, here
+    scores = score_rows(text, rows + apart, apart=2)[: len(rows)]
+    best = max(scores, default=0.0)
+    return {r["field"] for s, r in zip(scores, rows, strict=True) if best > 0 and s == best}
+
+
+def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
+    """Whether an anchor shares a word with the question, not only a character: one
+    Chinese character ("对" of 对象) names no time. Words of the asked fields' probes
+    do not count."""
+    from .terms import cjk_terms, fold_text, stem_of
+
+    def words(value: str) -> set[str]:
+        _, latin, runs = fold_text(value)
+        return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
+
+    held = set().union(*(words(_probe(f)["value"]) for f in asked))
+    return bool((words(text) - held) & words(row["value"]))
+
+
+def _time_named(query: str, name: str, units: bool = True) -> str:
+    """The question without what says how it names a time (``periods.without_units``),
+    the person's name (who, not when) and the time cues (that it asks about a time)."""
+    from .periods import without_units
+    from .relevance import en_cues
+    from .terms import stem_of
+
+    query = without_units(query) if units else query
+    for word in (name, *_CUES):
         if word and word in query:
             query = query.replace(word, " ")
     cues = en_cues()
-    query = " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
+    return " ".join(w for w in query.split() if stem_of(w.lower().strip("?,.!;:")) not in cues)
+
+
+def _scored(
+    text: str, timed: list[dict[str, Any]], asked: set[str], user_first: bool
+) -> tuple[list[tuple[float, dict[str, Any], set[str]]], float]:
+    """The rows naming a time that ``text`` matches by their values, best first, each
+    with the asked fields it leaves: its concept is taken, unless that leaves nothing
+    and it is a value of the other one than asked about (the user's, unless
+    ``user_first``): "the week I got promoted, what was her job?". And the best score of
+    a row passed over for leaving nothing to ask."""
+    from .relevance import score_rows
+
     values = [{**r, "field": ""} for r in timed]  # the value's words, not its field's
     probes = [_probe(f) for f in sorted(asked)]
-    scores = score_rows(query, values + probes, apart=len(probes))
-    found = []
+    scores = score_rows(text, values + probes, apart=len(probes))
+    found, over = [], 0.0
     for score, row in sorted(zip(scores, timed, strict=False), key=lambda p: -p[0]):
         taken = stored.concepts_of(row["field"])
         left = {f for f in asked if f != row["field"] and not stored.concepts_of(f) & taken}
+        if not left and _theirs(row, user_first):
+            left = set(asked)
         if score > 0 and left:
             found.append((score, row, left))
-    if not found:
-        return [], asked
-    other = [x for x in found if x[1]["field"] not in asked]
+        elif score > over:
+            over = score
+    return found, over
+
+
+def _theirs(row: dict[str, Any], user_first: bool) -> bool:
+    """Whether a value is not of the one the question asks about."""
+    return row["scope"] != "event" and (row["subject_id"] == policy.USER_SUBJECT) != user_first
+
+
+def _pick(
+    found: list[tuple[float, dict[str, Any], set[str]]],
+    pool: list[dict[str, Any]],
+    asked: set[str],
+    at_start: bool,
+    two: bool,
+) -> tuple[float, list[dict[str, Any]], set[str]] | None:
+    """The anchors among ``found`` when one time (or, ``two``, two times) clearly
+    stands out, with its score and the fields left to ask; None when none does."""
+    other = [x for x in found if x[1]["field"] not in asked or x[2] == asked]
     if other and other[0][0] >= NEAR * found[0][0]:
         found = other
     best, _, left = found[0]
-    return [row for score, row, _ in found[:3] if score >= TIE * best], left
+    # Times compete only when they give another answer: the value of each asked field
+    # that held longest then. Each answer's best row, best first.
+    held = [r for r in pool if r["field"] in left and r["scope"] in policy.HISTORY_SCOPES]
+    answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
+    times: dict[str, tuple[float, dict[str, Any], frozenset[int]]] = {}  # by start
+    for score, row, _ in found:
+        span = _span(row)
+        if at_start:  # a value named as a point in time: its start (``periods.point``)
+            span = (span[0], span[0])  # type: ignore[index]
+        then = _answer(held, span)  # type: ignore[arg-type]
+        answers.setdefault(then, (score, row))
+        times.setdefault(span[0], (score, row, then))  # type: ignore[index]
+    scores = [score for score, _ in answers.values()] + [0.0, 0.0]
+    pair = list(times.values())[:2]
+    if two and len(pair) == 2:  # two times bound a period, whatever each answers
+        rival = [t[0] for t in list(times.values())[2:] if t[2] not in (pair[0][2], pair[1][2])]
+        if pair[1][0] >= CLEAR * max(rival, default=0.0):
+            return best, [pair[0][1], pair[1][1]], left
+    if best < CLEAR * scores[1]:
+        return None  # no time stands out: the question may name none
+    return best, [row for score, row, _ in found[:3] if score >= TIE * best], left
+
+
+def _answer(held: list[dict[str, Any]], span: tuple[str, str]) -> frozenset[int]:
+    """What a time answers: per subject and concept (``city`` and ``lives_in`` are one),
+    the value that held longest in it, or on a day, the one that began last."""
+    best: dict[tuple[str, frozenset[str]], tuple[int, str, int]] = {}
+    for r in held:
+        if true_at(r, *span):
+            key = (r["subject_id"], stored.concepts_of(r["field"]) or frozenset([r["field"]]))
+            rank = (_overlap(r, [span], ""), r["since"] or "", id(r))
+            if key not in best or rank > best[key]:
+                best[key] = rank
+    return frozenset(i for _, _, i in best.values())
 
 
 # A row of another field than those asked is the anchor if it scores at least NEAR of
 # the best; rows scoring at least TIE of the anchor are anchors too.
 NEAR = 0.5
 TIE = 0.8
+# The best time must score this many times any time that gives another answer.
+CLEAR = 1.5
 
 
 def _probe(field: str) -> dict[str, Any]:
     """A row holding the words that name ``field``: its own, its concepts' (``policy.
     FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
-    from .aliases import GROUPS
     from .terms import stem_of
 
     words = field.split("_")
     for concept in stored.concepts_of(field):
-        words += policy.FIELD_CONCEPTS[concept]
+        words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
     stems = {stem_of(w) for w in words}
-    words += [g[3] for g in GROUPS if not stems.isdisjoint(map(stem_of, g[1].split()))]
+    words += [chinese for heads, chinese in _heads() if not stems.isdisjoint(heads)]
     return {"scope": "object", "field": field, "value": " ".join(words)}
 
 
-def true_at(row: dict[str, Any], start: str, end: str) -> bool:
-    """Whether a value held at some time between ``start`` and ``end`` (a day: both the
-    same, and a value replaced that day counts): it began by then and had not yet been
-    replaced."""
-    span = _span(row)
-    if span is None or row["scope"] == "event":
-        return False
-    since, until = span
-    if start == end:  # a value that ends or begins that day held then too ("right before")
-        return since <= start <= until
-    return since < end and until > start
+_HEADS: list[tuple[frozenset[str], str]] = []  # the alias table's, not the store's: kept
+
+
+def _heads() -> list[tuple[frozenset[str], str]]:
+    """Each alias group's English heads, folded, with its Chinese heads (once a process)."""
+    if not _HEADS:
+        from .aliases import GROUPS
+        from .terms import stem_of
+
+        _HEADS.extend((frozenset(map(stem_of, g[1].split())), g[3]) for g in GROUPS)
+    return _HEADS
 
 
 def reorder(
@@ -144,42 +283,75 @@ def reorder(
     first: list[dict[str, Any]],
     user_first: bool,
     as_of: str | None = None,
+    timely: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """``ranked`` (the order of §20, ``first`` at its head) with the values true at a
     time first: on ``as_of`` every value, else at the anchors the question names the
-    asked fields' values (the anchors after them); for a question about the past with
-    no anchor, the asked fields' rows in their order. Returns the order and
+    asked fields' values (the anchors after them); for a question about the past
+    (``timely``, or an order word) with no anchor, the asked fields' rows in their
+    order, or earliest (latest) first for an order word. Returns the order and
     ``data.as_of`` (None when no time was found)."""
     if as_of is None and query is None:
         return ranked, None
+    from .periods import between, bounded, by_order, order_of, point
+
     asked = set() if query is None else asked_fields(query, pool)
     anchors: list[dict[str, Any]] = []
     spans = [(as_of, as_of)] if as_of is not None else []
+    order = 0 if query is None or as_of is not None else order_of(query)  # -1 first, 1 last
     if query is not None and as_of is None and not _speaks_of_now(query):
-        anchors, asked = find(query, pool, asked, _name(first))
+        at_start = order < 0 or point(query)
+        anchors, asked = find(query, pool, asked, _name(first), at_start, user_first)
         spans = [_span(a) for a in anchors]  # type: ignore[misc]
         held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
-        if not any("until" in r for r in held):
+        if asked and not any("until" in r for r in held):
             anchors, spans = [], []  # the asked field never changed: no time picks a value
+        period = bounded(spans) if len(spans) > 1 and between(query) else None
+        if period is not None:
+            spans = [period]
+        elif at_start and spans and spans[0][0] != spans[0][1]:
+            spans = [(spans[0][0], spans[0][0])]  # "the week she started …": its start
+    if not spans and not timely and not order:
+        return ranked, None  # a question naming no time: the order without one (time.md)
     firsts = {id(r) for r in first}
     head = [r for r in ranked if id(r) in firsts]
     rest = [r for r in ranked if id(r) not in firsts]
     wanted = policy.USER_SUBJECT if user_first else None
     if not spans:
-        lead = [r for r in rest if r["field"] in asked and not _other(r, wanted)]
-        lead = [r for r in lead if r["scope"] in policy.HISTORY_SCOPES]
+        lead = [r for r in rest if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        # whom it asks about first; then, a question naming the person ("the week Theo
+        # started business school, what was I studying?"), the user's own
+        lead = [r for r in lead if not _other(r, wanted)] + (
+            [r for r in lead if _other(r, wanted)] if wanted is None else []
+        )
         if not any("until" in r for r in lead):
             lead = []  # no past value of the asked field to find first: §20's order
+        elif order:
+            lead = by_order(lead, order)  # "我们最开始是什么关系？": the first stage first
     else:
         seen = firsts | {id(r) for r in rest}
-        then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, spans) < 9]
-        then.sort(key=lambda r: (r["field"] not in asked, _other(r, wanted), _when(r, spans)))
-        lead = [r for r in then if r["field"] in asked or as_of is not None] + anchors
+        held = [r for r in pool if r["field"] in asked and r["scope"] in policy.HISTORY_SCOPES]
+        told = spans if as_of is not None else [_nearest(span, held) for span in spans]
+        then = [r for r in rest + [r for r in pool if id(r) not in seen] if _when(r, told) < 9]
+        if anchors and not asked:  # found by a value of the only concept named
+            asked = _then_asked(query or "", _name(first), anchors[0], then)
+        days = {day for r in pool for day in _span(r) or ()}  # the latest day the store knows
+        last = max(days - {_OPEN}, default="")
+        then.sort(
+            key=lambda r: (
+                r["field"] not in asked,
+                _other(r, wanted),
+                _when(r, told),
+                -_overlap(r, told, last),  # over a period: the value that held it longest
+            )
+        )
+        lead = [r for r in then if r["field"] in asked or as_of is not None]
+        lead += [a for a in anchors if a not in lead]
     chosen = {id(r) for r in lead}
-    order = head + lead + [r for r in rest if id(r) not in chosen]
+    placed = head + lead + [r for r in rest if id(r) not in chosen]
     if not spans:
-        return order, None
-    return order, public(spans[0], anchors[0] if anchors else None)
+        return placed, None
+    return placed, public(spans[0], anchors[0] if anchors else None)
 
 
 def _when(row: dict[str, Any], spans: list[tuple[str, str]]) -> int:
