@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
 from pathlib import Path
 
 from .errors import MemoryStoreError
@@ -327,6 +325,12 @@ def _make_dirs(folder: Path, masked: int) -> None:
 def _write(files: dict[str, Path], parent: Path) -> Path:
     """The skill written into a new hidden folder of ``parent`` (renamed into place by the
     caller): folders 0755 and files 0644, or tighter where the umask is."""
+    # Imported here, not above: print-config's install hint imports this module for
+    # packaged_dir alone, and these two cost it a quarter of the interpreter's start
+    # (documentation/performance.md).
+    import secrets
+    import shutil
+
     masked = _not_writable_by_others()
     _make_dirs(parent, masked)
     staging = parent / f".{SKILL_NAME}-{secrets.token_hex(4)}"
@@ -345,6 +349,9 @@ def _write(files: dict[str, Path], parent: Path) -> Path:
 
 def _swap(staging: Path, target: Path) -> None:
     """Put ``staging`` where ``target`` is: the old copy moves aside first, then goes."""
+    import secrets
+    import shutil
+
     old = None
     if os.path.lexists(target):
         old = target.with_name(f".{SKILL_NAME}-old-{secrets.token_hex(4)}")

@@ -268,3 +268,15 @@ def test_the_page_server_turns_the_collector_back_on(populated: Path) -> None:
 
     env = {**os.environ, "MEMORY_STORE_PAGE_IDLE_SECONDS": "1"}  # ends after 1 s unused
     assert collector_after("review", "--serve", "--no-open", env=env) is True
+
+
+def test_a_one_call_process_closes_the_store_itself(enabled: Path) -> None:
+    # main() freezes the process's objects before the interpreter exits, so the exit's
+    # last collection passes them by (documentation/performance.md): the call itself must
+    # have closed the store, which SQLite shows by removing -wal and -shm on the last close.
+    apply(delta(field="display_label", value="A"), spawn=True)
+    ok("undo", spawn=True)
+    ok("status", spawn=True)
+    assert sorted(p.name for p in enabled.iterdir() if p.name.startswith("memory.")) == [
+        "memory.sqlite3"
+    ]

@@ -405,30 +405,32 @@ def _run(
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process is this one command's (the console script, -m)
-        # It lives for one call and makes next to no reference cycles; reference counting
-        # frees what it drops, and the cyclic collector's passes over the modules it has
-        # just imported were ~2 % of every turn (documentation/performance.md). The
-        # commands that serve, and so live on, turn the collector back on (serving.py).
+        # One call and next to no reference cycles: the collector's passes, and its last
+        # one at exit over every module (frozen), free nothing (documentation/performance.md).
         gc.disable()
     try:
+        try:
+            if argv is None:
+                command, fmt, data, error = _run(sys.argv[1:], from_argv=True)
+            else:
+                command, fmt, data, error = _run(list(argv))
+        except SystemExit as exc:  # --help: the one exception to the envelope
+            return exc.code if isinstance(exc.code, int) else 0
+        status = error.exit_status if error is not None else 0
+        if error is None and data is None and command is not None and declared(command).serves:
+            return 0  # stdout was the server's wire: no envelope after it
+        try:
+            _emit(command, fmt, data, error)
+        except BrokenPipeError:
+            # Whoever read stdout has gone. Point stdout at the null device so that
+            # the interpreter's final flush stays quiet, and keep the exit status.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return status
+    finally:
         if argv is None:
-            command, fmt, data, error = _run(sys.argv[1:], from_argv=True)
-        else:
-            command, fmt, data, error = _run(list(argv))
-    except SystemExit as exc:  # --help: the one exception to the envelope
-        return exc.code if isinstance(exc.code, int) else 0
-    status = error.exit_status if error is not None else 0
-    if error is None and data is None and command is not None and declared(command).serves:
-        return 0  # stdout was the server's wire: no envelope after it
-    try:
-        _emit(command, fmt, data, error)
-    except BrokenPipeError:
-        # Whoever read stdout has gone. Point stdout at the null device so that
-        # the interpreter's final flush stays quiet, and keep the exit status.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    return status
+            gc.freeze()
 
 
 COMMANDS: dict[str, Command]  # commands.COMMANDS, read through __getattr__ below

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Callable
 
 from .. import sensitive_terms as terms
@@ -72,19 +71,39 @@ def _word_is(word: str, frag: str, detector: str) -> bool:
 
 # Dashes that NFKC leaves alone but people (and models) put between digits.
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63"), "-")
+# Most values are ASCII, ideographs and Chinese punctuation, and need no unicodedata
+# (its import is a sixth of what the sensitive-content checks add to an apply). The
+# full-width forms (，：？（）ＡＢ１２ and the ideographic space) are NFKC's own mapping to
+# ASCII; the marks in _KEPT and the ideographs U+4000-U+9FFF (UTF-8 lead bytes E4-E9)
+# are their own NFKC form, never invisible (Cf) and never digits, and none composes
+# with a neighbour: for a text of these alone the answer is the same without
+# unicodedata (tests/writes/test_sensitive.py checks every one of them against it).
+_WIDE = {**{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+_KEPT = dict.fromkeys(map(ord, "、。〃〈〉《》「」『』【】〔〕〖〗〘〙〚〛〜“”‘’·"))
+_PLAIN = bytes(range(0xC0)) + bytes(range(0xE4, 0xEA))
 
 
 def _normalize(text: str) -> str:
+    if text.isascii():
+        return text
+    text = text.translate(_WIDE)
+    if text.translate(_KEPT).encode("utf-8", "surrogatepass").translate(None, _PLAIN):
+        text = _normalize_unicode(text)
+    return text.translate(_DASHES)
+
+
+def _normalize_unicode(text: str) -> str:
+    import unicodedata  # only for a text _normalize cannot read without it
+
     text = unicodedata.normalize("NFKC", text)
     # Cf (zero-width space and joiners, word joiner, BOM, soft hyphen…) is
     # invisible: removing it never changes what the user meant. NFKC leaves the
     # digits of other scripts (١٣٨, १३८) alone; a number is a number in any.
-    text = "".join(
+    return "".join(
         str(unicodedata.decimal(c)) if c.isdecimal() else c
         for c in text
         if unicodedata.category(c) != "Cf"
     )
-    return text.translate(_DASHES)
 
 
 _URL_CREDENTIALS = r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]+:[^\s/?#@]*@"
@@ -320,8 +339,18 @@ _HEALTH_TERMS = (
     *terms.HEALTH_CONDITION_NAMES_EN.split(),
     *terms.MEDICINES.split(),
 )
+# Every byte but a-z as a space: a text's runs of a-z, as re.findall("[a-z]+") finds
+# them, without compiling a pattern on every write.
+_A_TO_Z = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+
+
+def _words(low: str) -> list[str]:
+    """The runs of a-z in ``low`` (any other character, "?" once encoded, separates them)."""
+    return low.encode("ascii", "replace").translate(_A_TO_Z).decode("ascii").split()
+
+
 _MEDICAL_WORDS = frozenset(t for t in _HEALTH_TERMS if t.isalpha())
-_MEDICAL_PHRASES = tuple((re.findall("[a-z]+", t)[0], t) for t in _HEALTH_TERMS if not t.isalpha())
+_MEDICAL_PHRASES = tuple((_words(t)[0], t) for t in _HEALTH_TERMS if not t.isalpha())
 _MEDICAL_ZH = (*terms.MEDICAL_PHRASES_ZH.split(), *terms.MEDICINES_ZH.split())
 
 
@@ -329,7 +358,7 @@ def _has_medical(text: str) -> bool:
     if any(p in text for p in _MEDICAL_ZH):
         return True
     low = text.lower().replace("\u2019", "'")
-    words = set(re.findall(r"[a-z]+", low))
+    words = set(_words(low))
     if not words.isdisjoint(_MEDICAL_WORDS):
         return True
     return any(

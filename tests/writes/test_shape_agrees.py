@@ -9,6 +9,7 @@ the refusal that once said "delta is invalid (None)", through the CLI."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import Any
@@ -206,3 +207,48 @@ def test_the_cli_names_a_key_a_past_correction_does_not_take(enabled: Any) -> No
     error = fails("INVALID_DELTA", "apply", "--json", json.dumps(deleted)).error
     assert error["details"]["path"] == "$.source_type" and "source_type" in error["message"]
     ok("apply", "--json", json.dumps({**fix, "source_type": "user_explicit"}))  # it may restate
+
+
+# The field-name and subject-id patterns are read with str methods (shape._PLAIN_PATTERNS,
+# documentation/performance.md): the same answer as re.search on every string.
+PATTERN_EDGES = [
+    "",
+    "\n",
+    "goal",
+    "goal\n",
+    "goal\n\n",
+    "\ngoal",
+    "go al",
+    "Goal",
+    "9goal",
+    "_goal",
+    "a" * 64,
+    "a" * 64 + "\n",
+    "a" * 65,
+    "obj-a",
+    "obj.a:b_c-d",
+    "-obj",
+    "ｇｏａｌ",
+    "goal\r",
+]
+NAME_CHARS = st.sampled_from("abcxyzAZ09_.:-\n \r\tｇé")
+
+
+@pytest.mark.parametrize("pattern", sorted(shape._PLAIN_PATTERNS))
+def test_plain_patterns_agree_with_re_on_their_edges(pattern: str) -> None:
+    plain = shape._PLAIN_PATTERNS[pattern]
+    for text in PATTERN_EDGES:
+        assert bool(plain(text)) == bool(re.search(pattern, text)), (pattern, text)
+
+
+@settings(max_examples=2000, deadline=None, database=None)
+@given(st.one_of(st.text(NAME_CHARS, max_size=70), st.text(max_size=70)))
+def test_plain_patterns_agree_with_re(text: str) -> None:
+    for pattern, plain in shape._PLAIN_PATTERNS.items():
+        assert bool(plain(text)) == bool(re.search(pattern, text)), (pattern, text)
+
+
+def test_the_plain_patterns_are_the_schemas() -> None:
+    # Each is a pattern the schema uses, so a change to the schema's cannot leave one behind.
+    used = set(re.findall(r'"pattern": "([^"]*)"', json.dumps(shape.SCHEMA)))
+    assert set(shape._PLAIN_PATTERNS) <= used
