@@ -10,6 +10,7 @@ Every value that reaches markup goes through ``e``.
 from __future__ import annotations
 
 from ..review.markup import bi, e, say
+from .questions import row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -61,10 +62,14 @@ class Controls:
     def row(self, row: dict[str, Any]) -> str:
         """Forget, end and correct, as far as the row allows."""
         memory_id, scope = row.get("id"), row.get("scope")
+        shown = row_digest(row)  # each button acts on this row as shown, or not at all
         current = row.get("value") is not None and not row.get("ended")
-        acts = [self._form("forget", bi("删除", "Forget"), "danger", memory_id=memory_id)]
+        acts = [
+            self._form("forget", bi("删除", "Forget"), "danger", memory_id=memory_id, shown=shown)
+        ]
         if current and scope in ENDS:
-            acts.append(self._form("end", bi("已不再如此", "No longer true"), memory_id=memory_id))
+            end = bi("已不再如此", "No longer true")
+            acts.append(self._form("end", end, memory_id=memory_id, shown=shown))
         if current and scope in CORRECTS:
             acts.append(
                 '<details class="correct"><summary>'
@@ -72,6 +77,7 @@ class Controls:
                 f'<form method="post" action="correct">'
                 f'<input type="hidden" name="token" value="{e(self.token)}">'
                 f'<input type="hidden" name="memory_id" value="{e(memory_id)}">'
+                f'<input type="hidden" name="shown" value="{e(shown)}">'
                 f'<input type="text" name="value" value="{e(row.get("value"))}" maxlength="200"'
                 f' required aria-label="{e("正确的内容 · The right value")}">'
                 f'<button type="submit" class="primary">{bi("保存", "Save")}</button></form>'

@@ -144,6 +144,11 @@ def _problem(exc: MemoryStoreError) -> tuple[str, bool, None]:
     return (f'<span class="code">{e(exc.code)}</span> {e(exc.message)}', True, None)
 
 
+class _Stale(Exception):
+    def __init__(self, done: actions.Done) -> None:
+        self.done = done
+
+
 INTERNAL = MemoryStoreError("INTERNAL_ERROR", "the page server failed unexpectedly", {})
 
 
@@ -344,6 +349,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if action == "dismiss":
                     state.request = None
                 return self._redirect(state.base + "/")
+            now = actions.changed_since_shown(state.store, form, action)
+            if now is not None:  # not the row the person saw: write nothing, show it anew
+                raise _Stale(actions.stale(now))
             if action in questions.DESTRUCTIVE:
                 facts = actions.facts(state.store, action, form)
                 asked = form.get("asked", "")
@@ -356,6 +364,8 @@ class _Handler(BaseHTTPRequestHandler):
                 state.request = None  # answered: the page shows the store again
             note: tuple[str, bool, str | None] = (done.message, False, done.op_id)
             subject = done.subject
+        except _Stale as changed:
+            note, subject = (changed.done.message, True, None), changed.done.subject
         except MemoryStoreError as exc:
             note = _problem(exc)
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
