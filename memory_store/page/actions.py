@@ -155,6 +155,22 @@ def changed_since_shown(
     return None if hmac.compare_digest(form.get("shown", ""), row_digest(row)) else row
 
 
+class Stale(Exception):
+    """A button pressed on a row the store changed since the page was drawn: ``done``
+    is the note that shows the row anew."""
+
+    def __init__(self, done: Done) -> None:
+        super().__init__("the row changed since the page was drawn")
+        self.done = done
+
+
+def check_shown(store: MemoryStore, form: dict[str, str], action: str) -> None:
+    """Raise ``Stale`` when a row button's row is not the one the person saw."""
+    now = changed_since_shown(store, form, action)
+    if now is not None:
+        raise Stale(stale(now))
+
+
 def stale(row: dict[str, Any]) -> Done:
     """The note for a button pressed on a row the store changed since the page was drawn:
     nothing written; the page shows the row anew, to be chosen again."""

@@ -144,11 +144,6 @@ def _problem(exc: MemoryStoreError) -> tuple[str, bool, None]:
     return (f'<span class="code">{e(exc.code)}</span> {e(exc.message)}', True, None)
 
 
-class _Stale(Exception):
-    def __init__(self, done: actions.Done) -> None:
-        self.done = done
-
-
 INTERNAL = MemoryStoreError("INTERNAL_ERROR", "the page server failed unexpectedly", {})
 
 
@@ -349,9 +344,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if action == "dismiss":
                     state.request = None
                 return self._redirect(state.base + "/")
-            now = actions.changed_since_shown(state.store, form, action)
-            if now is not None:  # not the row the person saw: write nothing, show it anew
-                raise _Stale(actions.stale(now))
+            actions.check_shown(state.store, form, action)  # else nothing is written
             if action in questions.DESTRUCTIVE:
                 facts = actions.facts(state.store, action, form)
                 asked = form.get("asked", "")
@@ -364,7 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
                 state.request = None  # answered: the page shows the store again
             note: tuple[str, bool, str | None] = (done.message, False, done.op_id)
             subject = done.subject
-        except _Stale as changed:
+        except actions.Stale as changed:
             note, subject = (changed.done.message, True, None), changed.done.subject
         except MemoryStoreError as exc:
             note = _problem(exc)

@@ -56,8 +56,18 @@ def _row(field: str) -> dict[str, Any]:
     return dict(row)
 
 
+def _on_page(tab: Any, text: str) -> Any:
+    """The row showing ``text`` (a fact or an event), its buttons shown as the person
+    shows them: a row whose details are closed is opened first."""
+    row = tab.locator(":is(tr, li)", has_text=text).first
+    line = row.locator("summary.line")
+    if line.count() and row.locator("details").first.get_attribute("open") is None:
+        line.first.click()
+    return row
+
+
 def _correct(tab: Any, shown: str, value: str) -> None:
-    row = tab.locator(":is(tr, li)", has_text=shown).first  # a fact, or an event
+    row = _on_page(tab, shown)
     row.locator("details.correct summary").click()
     row.locator("details.correct input[name='value']").fill(value)
     row.locator("details.correct button").click()
@@ -83,7 +93,7 @@ def test_a_correction_on_a_stale_page_writes_nothing_and_shows_the_row_anew(
     assert "changed while the page was open" in banner and "Berlin" in banner
     assert "Nothing was written" in banner
     # The page now shows the row as it is; a correction made on it is written.
-    assert tab.locator("tr", has_text="Berlin").count() >= 1
+    assert _on_page(tab, "Berlin").count() == 1
     _correct(tab, "Berlin", "Paris")
     assert _row("city")["value"] == "Paris"
 
@@ -92,7 +102,7 @@ def test_ending_on_a_stale_page_writes_nothing(opened: tuple[Any, Served]) -> No
     tab, _ = opened
     _assistant_writes_berlin()
     log = ok("log")["operations"]
-    tab.locator("tr", has_text="Pari").first.locator("form[action='end'] button").click()
+    _on_page(tab, "Pari").locator("form[action='end'] button").click()
     tab.wait_for_load_state()
     city = _row("city")
     assert city["value"] == "Berlin" and not city["ended"]
@@ -103,7 +113,7 @@ def test_ending_on_a_stale_page_writes_nothing(opened: tuple[Any, Served]) -> No
 def test_forgetting_on_a_stale_page_deletes_nothing(opened: tuple[Any, Served]) -> None:
     tab, _ = opened
     _assistant_writes_berlin()
-    tab.locator("tr", has_text="Pari").first.locator("form[action='forget'] button").click()
+    _on_page(tab, "Pari").locator("form[action='forget'] button").click()
     tab.wait_for_load_state()
     assert _row("city")["value"] == "Berlin"
     assert tab.locator("section.confirm").count() == 0  # not even asked: shown anew first
@@ -141,7 +151,7 @@ def test_the_note_after_a_forget_says_what_the_erasure_checked(
     (probe,) = [m for m in ok("show", "--subject-id", "obj-b")["memories"]]
     receipt = ok("forget", probe["id"], "--confirm").get("verified")
     tab.reload()
-    tab.locator("tr", has_text="Pari").first.locator("form[action='forget'] button").click()
+    _on_page(tab, "Pari").locator("form[action='forget'] button").click()
     tab.locator("section.confirm button.danger").click()
     tab.wait_for_load_state()
     note = tab.locator(".banner").first.inner_text()
