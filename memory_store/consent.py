@@ -208,3 +208,18 @@ def set_paused(session: Session, paused: bool) -> dict[str, Any]:
             session.set(paused=paused)
     session.finish_erasure(False, db.SHORT_ERASE_WAIT_MS)
     return {"paused": paused, "changed": changed, "consent_enabled": True}
+
+
+def whole_store_counts(status: dict[str, Any], command: str, delete: bool) -> dict[str, Any]:
+    """``deletion_preview`` of a command on the whole store, from its ``status``: an
+    unsafe store refuses it (``revoke --delete`` still runs: the right to delete,
+    ``documentation/privacy.md``)."""
+    if command not in ("enable", "clear", "revoke"):
+        raise MemoryStoreError("INVALID_ARGUMENTS", f"nothing to count for {command}", {})
+    unsafe = status["unsafe"]
+    if unsafe and not (command == "revoke" and delete):
+        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
+    if command == "enable":
+        return {}
+    counts = status["counts"] or {}
+    return {"rows": counts.get("total", 0), "operations": status["undo_available"] or 0}

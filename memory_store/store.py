@@ -244,23 +244,27 @@ class MemoryStore:
         self, memory_id: str | None = None, subject_id: str | None = None
     ) -> dict[str, Any]:
         """What ``forget`` (a ``memory_id``) or ``forget_object`` (a ``subject_id``) would
-        delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing.
-        For a host that asks the person before it deletes (the MCP server)."""
-        column, given = (
-            ("memory_id", memory_id) if memory_id is not None else ("subject_id", subject_id)
-        )
-        value = check_text(given, column)
-        if value is None:
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", "give memory_id or subject_id", {"argument": column}
-            )
-        from . import erasure
-        from .subjects import resolve_existing
+        delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing."""
+        which = "forget" if memory_id is not None else "forget-object"
+        return self.deletion_preview(which, memory_id=memory_id, subject_id=subject_id)
 
-        with self._open() as session:
-            if column == "subject_id":
-                value = resolve_existing(session, value)
-            return erasure.preview(session, column, value)
+    def deletion_preview(
+        self,
+        command: str,
+        memory_id: str | None = None,
+        subject_id: str | None = None,
+        delete: bool = False,
+    ) -> dict[str, Any]:
+        """What ``command`` (forget, forget-object, clear, revoke, ``delete``: --delete; enable)
+        would remove, counted now: ``rows``, ``operations`` (+ a forget's ``subject_id``,
+        ``label``, ``value``), for the person's question on MCP and the page. Changes nothing."""
+        if command == "forget":
+            return _forget_counts(self._open, "memory_id", memory_id)
+        if command == "forget-object":
+            return _forget_counts(self._open, "subject_id", subject_id)
+        from .consent import whole_store_counts
+
+        return whole_store_counts(self.status(), command, delete)
 
     def clear(self, confirm: bool = False) -> dict[str, Any]:
         """Delete every memory and the undo history; consent stays as it is."""
@@ -308,17 +312,15 @@ class MemoryStore:
         from . import transfer
 
         transfer.check_output(output, self.data_dir, "review")
-        with self._open(reading=True) as session:
-            return transfer.review(session, output)
+        return transfer.review_file(output, *self.review_snapshot())
 
     def review_snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """What the review page shows (consent, caps, every row, the recent operations) and
-        tidy's findings, in any consent state; for a host that renders the page itself
-        (``review --serve``). Changes nothing."""
-        from . import transfer
+        tidy's findings, in any consent state, for the page (``review/``). Changes nothing."""
+        from .review.snapshot import review_snapshot
 
         with self._open(reading=True) as session:
-            return transfer.review_snapshot(session)
+            return review_snapshot(session)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Read-only checks of the files, schema and stored rows; ``fix`` repairs file modes."""
@@ -426,3 +428,19 @@ def limits() -> dict[str, Any]:
 
 
 __all__ = ["MemoryStore", "MemoryStoreError", "ROW_KEYS", "limits"]
+
+
+def _forget_counts(open_store: Callable[[], Opened], column: str, given: Any) -> dict[str, Any]:
+    """``deletion_preview`` of a forget: ``column`` is ``memory_id`` or ``subject_id``."""
+    value = check_text(given, column)
+    if value is None:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "give memory_id or subject_id", {"argument": column}
+        )
+    from . import erasure
+    from .subjects import resolve_existing
+
+    with open_store() as session:
+        if column == "subject_id":
+            value = resolve_existing(session, value)
+        return erasure.preview(session, column, value)

@@ -65,7 +65,7 @@ def serve(name: str, store: Any, args: dict[str, Any]) -> None:
     if name == "mcp":
         _serve_mcp(store)
         return
-    from ..review.server import serve as serve_page
+    from ..page.server import serve as serve_page
 
     serve_page(
         store,
@@ -73,4 +73,6 @@ def serve(name: str, store: Any, args: dict[str, Any]) -> None:
         port=args.get("port"),
         open_browser=not args.get("no_open"),
         subject=args.get("subject_id"),
+        ask=args.get("ask"),
+        memory_id=args.get("memory_id"),
     )

@@ -51,7 +51,7 @@ def command_text(args: str, data_dir: Any = None) -> str:
 class _Page:
     """What every part of one page shares: its clock, its store, who is who, and its
     ``controls`` — None for the static file (commands to paste), the served page's
-    buttons and forms otherwise (``review.controls.Controls``)."""
+    buttons and forms otherwise (``page.controls.Controls``)."""
 
     def __init__(self, snapshot: dict[str, Any], controls: Any = None) -> None:
         memories = list(snapshot.get("memories", []))
@@ -329,7 +329,7 @@ def render_review(
     data_dir, the store its commands name, None for the platform default), with
     no script and no external resource. ``findings`` (tidy's, contract §20) adds a section of
     suggestions; an empty list says there is nothing to tidy, None leaves it out.
-    ``controls`` (``review.controls.Controls``) makes it the served page: the same markup
+    ``controls`` (``page.controls.Controls``) makes it the served page: the same markup
     with a button or form beside each thing the person can change, and no meta policy
     (the server sends its own in a header)."""
     page = _Page(snapshot, controls)

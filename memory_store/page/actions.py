@@ -1,7 +1,7 @@
 """What each button of the served page does: the library call the command line makes.
 
-``facts`` counts what a destructive action would remove (``MemoryStore.forget_preview``
-and ``status``, as the MCP questions count), for the confirmation step; ``run`` makes the
+``facts`` counts what a destructive action would remove (``MemoryStore.deletion_preview``,
+as the MCP questions count), for the confirmation step; ``run`` makes the
 call — ``forget``, ``forget_object``, ``apply`` (``end``, a ``correction``, a past value's
 ``delete``), ``undo``, ``pause``/``resume``, ``export(output=…)``, ``revoke`` — with
 ``confirm=True`` only where the person has just said yes on the page. A refusal is the
@@ -11,32 +11,42 @@ to the store any other way.
 
 from __future__ import annotations
 
+import hmac
 import os
+from datetime import datetime, timedelta, timezone
 
 from ..errors import MemoryStoreError
-from .asking import DESTRUCTIVE
-from .markup import Clock, bi, e, labelled_summary, say
+from ..review.markup import Clock, bi, e, labelled_summary, say
+from .questions import DESTRUCTIVE, row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..store import MemoryStore
+
 # Each action and the form fields it takes (every other field is refused).
 FIELDS: dict[str, tuple[str, ...]] = {
-    "forget": ("memory_id",),
+    "forget": ("memory_id", "shown"),
     "forget-past": ("memory_id", "past_id"),
     "forget-object": ("subject_id",),
-    "end": ("memory_id",),
-    "correct": ("memory_id", "value"),
+    "end": ("memory_id", "shown"),
+    "correct": ("memory_id", "value", "shown"),
     "undo": ("op_id",),
     "pause": (),
     "resume": (),
     "export": ("path",),
+    "clear": (),
     "revoke": (),
     "revoke-delete": (),
+    "enable": (),
+    "dismiss": (),
 }
-# Where a correction typed on the page comes from: the person said it, here (contract §6).
+# Where a correction typed on the page comes from when the row named none: the person
+# said it, here (documentation/page.md).
 CORRECTION_SOURCE = "review page"
+# The buttons that act on one row as the page showed it (``shown``, its digest).
+ROW_ACTIONS = ("forget", "end", "correct")
 
 
 class Done:
@@ -54,8 +64,9 @@ def _need(form: dict[str, str], name: str) -> str:
     return value
 
 
-def _row(store: Any, memory_id: str) -> dict[str, Any]:
-    for row in store.show()["memories"]:
+def _row(store: MemoryStore, memory_id: str) -> dict[str, Any]:
+    """The row now, with the offset its time was written in (the page's own data)."""
+    for row in store.review_snapshot()[0]["memories"]:
         if row["id"] == memory_id:
             return dict(row)
     raise MemoryStoreError(
@@ -75,24 +86,25 @@ def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
     )
 
 
-def _delete_past(store: Any, memory_id: str, handle: str) -> dict[str, Any]:
+def _delete_past(store: MemoryStore, memory_id: str, handle: str) -> dict[str, Any]:
     _past_entry(_row(store, memory_id), handle)
     return dict(store.apply({"action": "delete", "past_id": handle}, verbose=True))
 
 
-def _label(store: Any, subject: str) -> str | None:
+def _label(store: MemoryStore, subject: str) -> str | None:
     for row in store.show(subject_id=subject, scope="object")["memories"]:
         if row["field"] == "display_label" and row["value"]:
             return str(row["value"])
     return None
 
 
-def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
-    """What a destructive ``action`` would remove, counted now (the question's numbers)."""
+def facts(store: MemoryStore, action: str, form: dict[str, str]) -> dict[str, Any]:
+    """What a destructive ``action`` would remove, counted now (the question's numbers):
+    ``MemoryStore.deletion_preview``, the count the MCP question uses."""
     if action == "forget":
-        return dict(store.forget_preview(memory_id=_need(form, "memory_id")))
+        return store.deletion_preview("forget", memory_id=_need(form, "memory_id"))
     if action == "forget-object":
-        return dict(store.forget_preview(subject_id=_need(form, "subject_id")))
+        return store.deletion_preview("forget-object", subject_id=_need(form, "subject_id"))
     if action == "forget-past":
         row = _row(store, _need(form, "memory_id"))
         entry = _past_entry(row, _need(form, "past_id"))
@@ -105,15 +117,13 @@ def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
             "since": entry.get("since"),
             "until": entry.get("until"),
         }
-    status = store.status()  # revoke, revoke --delete: the whole store
-    unsafe = status.get("unsafe")
-    if unsafe and action != "revoke-delete":  # the right to delete runs on any store (§17)
-        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
-    counts = status.get("counts") or {}
-    return {"rows": counts.get("total", 0), "operations": status.get("undo_available") or 0}
+    if action == "clear":
+        return store.deletion_preview("clear")
+    # revoke, revoke --delete: the whole store (the right to delete runs on any store)
+    return store.deletion_preview("revoke", delete=action == "revoke-delete")
 
 
-def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
+def _summary(store: MemoryStore, result: dict[str, Any], subject: Any) -> str:
     """The operation's summary as the page's operation list shows it: the person's name
     instead of their code."""
     label = _label(store, subject) if isinstance(subject, str) and subject != "user" else None
@@ -121,35 +131,123 @@ def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
     return labelled_summary(result.get("summary"), labels, {}, Clock(None))
 
 
-def _saved(store: Any, result: dict[str, Any], zh: str, en: str) -> Done:
+def _saved(store: MemoryStore, result: dict[str, Any], zh: str, en: str) -> Done:
     results = result.get("results") or [{}]
     subject = (results[0].get("memory") or {}).get("subject_id")
     message = f'{bi(zh, en)}: <span class="value">{_summary(store, result, subject)}</span>'
     return Done(message, result.get("op_id"), subject)
 
 
+def changed_since_shown(
+    store: MemoryStore, form: dict[str, str], action: str
+) -> dict[str, Any] | None:
+    """For a button on one row: the row as it is now, when it is no longer the row the
+    page showed (its digest, ``shown``): the assistant wrote meanwhile. None when it is
+    the same (or gone: the call then answers MEMORY_NOT_FOUND), or for other buttons."""
+    if action not in ROW_ACTIONS or (action == "forget" and "shown" not in form):
+        # A forget the assistant asked for (no row drawn) is guarded by the question's
+        # own digest, which holds the value the person reads.
+        return None
+    try:
+        row = _row(store, _need(form, "memory_id"))
+    except MemoryStoreError:
+        return None
+    return None if hmac.compare_digest(form.get("shown", ""), row_digest(row)) else row
+
+
+class Stale(Exception):
+    """A button pressed on a row the store changed since the page was drawn: ``done``
+    is the note that shows the row anew."""
+
+    def __init__(self, done: Done) -> None:
+        super().__init__("the row changed since the page was drawn")
+        self.done = done
+
+
+def check_shown(store: MemoryStore, form: dict[str, str], action: str) -> None:
+    """Raise ``Stale`` when a row button's row is not the one the person saw."""
+    now = changed_since_shown(store, form, action)
+    if now is not None:
+        raise Stale(stale(now))
+
+
+def stale(row: dict[str, Any]) -> Done:
+    """The note for a button pressed on a row the store changed since the page was drawn:
+    nothing written; the page shows the row anew, to be chosen again."""
+    past = row.get("past") or []
+    value = row.get("value") if not row.get("ended") else (past[-1].get("value") if past else "")
+    now = f'<span class="value">{e(value)}</span>'
+    ended = say("（已不再如此）", " (no longer true)") if row.get("ended") else ""
+    message = say(
+        f"在页面打开期间，这条记忆已经变了，现在是：{now}{ended}。什么都没有写入；请看下面最新的样子再选一次。",
+        f"This memory changed while the page was open; it is now {now}{ended}. Nothing was "
+        "written: look at it again below and choose again.",
+    )
+    return Done(message, None, row.get("subject_id"))
+
+
+def _written_time(at: str | None, offset: str | None) -> str | None:
+    """An event time as it was written: the stored UTC instant in its written offset
+    (19:30 +08:00 stays so, not 11:30 UTC)."""
+    if not at or not offset or offset == "Z" or "T" not in at:
+        return at
+    sign = -1 if offset.startswith("-") else 1
+    hours, _, minutes = offset[1:].partition(":")
+    zone = timezone(sign * timedelta(hours=int(hours), minutes=int(minutes or 0)))
+    instant = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    return instant.astimezone(zone).isoformat()
+
+
 def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
-    """The delta that corrects ``row`` to ``value``: its key, the person's word for it."""
+    """The delta that corrects ``row`` to ``value``: its key and everything else it holds
+    (the event time in its written offset, confidence, the evidence it came from), only
+    the value and its source changed: the person's own word (``user_explicit``)."""
     delta = {
         "scope": row["scope"],
         "subject_id": row["subject_id"],
         "field": row["field"],
         "value": value,
         "source_type": "user_explicit",
-        "source_ref": CORRECTION_SOURCE,
+        "source_ref": row.get("source_ref") or CORRECTION_SOURCE,
         "correction": True,
     }
+    if row.get("confidence"):
+        delta["confidence"] = row["confidence"]
     if row["scope"] == "event":
-        delta["occurred_at"] = row["occurred_at"]
+        delta["occurred_at"] = _written_time(row["occurred_at"], row.get("occurred_offset"))
     return delta
 
 
 def _erasure_note(result: dict[str, Any]) -> str:
-    if result.get("erased", True):
-        return ""
-    return " " + say(
-        "另一个程序正打开着记忆文件，字节会在下一次写入时擦除。",
-        "Another program has the memory file open; its bytes are erased with the next write.",
+    """What the erasure's receipt (``data.verified``, ``documentation/privacy.md``) says:
+    the erased text looked for in the store's files and found in none, or still found."""
+    note = ""
+    if not result.get("erased", True):
+        note = " " + say(
+            "另一个程序正打开着记忆文件，字节会在下一次写入时擦除。",
+            "Another program has the memory file open; its bytes are erased with the next write.",
+        )
+    verified = result.get("verified")
+    if not isinstance(verified, dict) or not verified.get("texts"):
+        return note
+    if verified.get("absent"):
+        return (
+            note
+            + " "
+            + say(
+                "已在记忆文件（数据库及其附属文件）中查找被删除的文字：哪里都找不到了。",
+                "The erased text was looked for in the memory's files (the database and its side "
+                "files) and found in none.",
+            )
+        )
+    return (
+        note
+        + " "
+        + say(
+            "被删除的文字仍能在记忆文件中找到（可能有别的程序正打开着它）；关闭那个程序后再删除一次。",
+            "The erased text can still be found in the memory's files (another program may hold "
+            "them open); close it and forget again.",
+        )
     )
 
 
@@ -163,7 +261,7 @@ def _forgotten(result: dict[str, Any], subject: str | None) -> Done:
     return Done(message + _erasure_note(result), None, subject)
 
 
-def _export(store: Any, path: str) -> Done:
+def _export(store: MemoryStore, path: str) -> Done:
     path = os.path.expanduser(path.strip())
     if path and not os.path.isabs(path):
         path = os.path.join(os.path.expanduser("~"), path)
@@ -178,7 +276,7 @@ def _export(store: Any, path: str) -> Done:
     )
 
 
-def run(store: Any, action: str, form: dict[str, str]) -> Done:
+def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
     """Make ``action``'s library call; destructive ones only after the person's yes."""
     if action in DESTRUCTIVE and form.get("confirm") != "yes":
         raise MemoryStoreError("CONFIRMATION_REQUIRED", "confirm on the page first", {})
@@ -200,8 +298,8 @@ def run(store: Any, action: str, form: dict[str, str]) -> Done:
         return _saved(
             store,
             store.apply(_correction(row, _need(form, "value")), verbose=True),
-            "已纠正",
-            "Corrected",
+            "已纠正（记为你本人的说法）",
+            "Corrected (kept as your own words)",
         )
     if action == "undo":
         result = store.undo(_need(form, "op_id"))
@@ -231,11 +329,21 @@ def run(store: Any, action: str, form: dict[str, str]) -> Done:
             )
         )
     if action == "revoke-delete":
-        store.revoke(confirm=True, delete=True)
+        result = store.revoke(confirm=True, delete=True)
+        message = say(
+            "已全部删除：记忆、撤销历史和记忆文件都没有了。",
+            "Everything is deleted: the memories, the undo history and the memory files.",
+        )
+        return Done(message + _erasure_note(result))
+    if action == "clear":
+        return _forgotten(store.clear(confirm=True), None)
+    if action == "enable":
+        store.enable(confirm=True)
         return Done(
             say(
-                "已全部删除：记忆、撤销历史和记忆文件都没有了。",
-                "Everything is deleted: the memories, the undo history and the memory files.",
+                "记忆已开启：助手会记下你告诉它的关键信息，你可以在这里查看、改正或删除。",
+                "Memory is on: the assistant keeps the key things you tell it; you see, "
+                "correct and forget them here.",
             )
         )
     raise MemoryStoreError("INVALID_ARGUMENTS", f"no such action: {action}", {})

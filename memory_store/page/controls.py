@@ -1,7 +1,7 @@
 """The served page's buttons and forms (``review --serve``): markup only, no store, no script.
 
 Every change is a POST to the page's own server carrying the page's token; a destructive
-one first answers with a confirmation step (``review.asking``), so a button here never
+one first answers with a confirmation step (``page.questions``), so a button here never
 deletes by itself. What each button sends is the one thing the server needs to run the
 library's call: the row's id, a past value's ``past_id``, a subject code, an operation id.
 Every value that reaches markup goes through ``e``.
@@ -9,7 +9,8 @@ Every value that reaches markup goes through ``e``.
 
 from __future__ import annotations
 
-from .markup import bi, e, say
+from ..review.markup import bi, e, say
+from .questions import row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -48,10 +49,12 @@ class Controls:
         message: str = "",
         error: bool = False,
         op_id: str | None = None,
+        paused: bool = False,
     ) -> None:
         self.token = token
         self.idle_minutes = idle_minutes
         self.message, self.error, self.op_id = message, error, op_id
+        self.paused = paused
 
     def _form(self, action: str, label: str, cls: str = "", **fields: Any) -> str:
         return form(action, self.token, label, cls, **fields)
@@ -59,17 +62,22 @@ class Controls:
     def row(self, row: dict[str, Any]) -> str:
         """Forget, end and correct, as far as the row allows."""
         memory_id, scope = row.get("id"), row.get("scope")
+        shown = row_digest(row)  # each button acts on this row as shown, or not at all
         current = row.get("value") is not None and not row.get("ended")
-        acts = [self._form("/forget", bi("删除", "Forget"), "danger", memory_id=memory_id)]
+        acts = [
+            self._form("forget", bi("删除", "Forget"), "danger", memory_id=memory_id, shown=shown)
+        ]
         if current and scope in ENDS:
-            acts.append(self._form("/end", bi("已不再如此", "No longer true"), memory_id=memory_id))
+            end = bi("已不再如此", "No longer true")
+            acts.append(self._form("end", end, memory_id=memory_id, shown=shown))
         if current and scope in CORRECTS:
             acts.append(
                 '<details class="correct"><summary>'
                 f"{bi('纠正', 'Correct')}</summary>"
-                f'<form method="post" action="/correct">'
+                f'<form method="post" action="correct">'
                 f'<input type="hidden" name="token" value="{e(self.token)}">'
                 f'<input type="hidden" name="memory_id" value="{e(memory_id)}">'
+                f'<input type="hidden" name="shown" value="{e(shown)}">'
                 f'<input type="text" name="value" value="{e(row.get("value"))}" maxlength="200"'
                 f' required aria-label="{e("正确的内容 · The right value")}">'
                 f'<button type="submit" class="primary">{bi("保存", "Save")}</button></form>'
@@ -84,9 +92,7 @@ class Controls:
             return ""
         label = bi("删除这个旧值", "Forget this past value")
         handle = str(entry.get("past_id") or "")
-        button = self._form(
-            "/forget-past", label, "danger", memory_id=row.get("id"), past_id=handle
-        )
+        button = self._form("forget-past", label, "danger", memory_id=row.get("id"), past_id=handle)
         return f'<span class="acts">{button}</span>'
 
     def person(self, subject: str, label: str | None) -> str:
@@ -94,21 +100,31 @@ class Controls:
             text = bi("删除你自己的全部资料", "Forget your whole profile")
         else:
             text = bi("忘记这个人的全部内容", "Forget everything about this person")
-        button = self._form("/forget-object", text, "danger", subject_id=subject)
+        button = self._form("forget-object", text, "danger", subject_id=subject)
         return f'<div class="acts forget">{button}</div>'
 
     def undo(self, op_id: Any) -> str:
-        return f'<div class="acts">{self._form("/undo", bi("撤销", "Undo"), op_id=op_id)}</div>'
+        return f'<div class="acts">{self._form("undo", bi("撤销", "Undo"), op_id=op_id)}</div>'
 
     def header(self, title: str) -> str:
-        done = self._form("/done", bi("完成，关闭页面", "Done, close the page"), "primary")
+        """The page's title and Done; while paused, first of all, the banner that says so
+        with its Resume button (``documentation/page.md``)."""
+        done = self._form("done", bi("完成，关闭页面", "Done, close the page"), "primary")
+        paused = ""
+        if self.paused:
+            resume = self._form("resume", bi("恢复记忆", "Resume memory"), "primary")
+            words = say(
+                "记忆已暂停：助手现在不保存也不回忆。",
+                "Memory is paused: the assistant neither saves nor recalls now.",
+            )
+            paused = f'<div class="banner" role="status">{words}{resume}</div>'
         note = ""
         if self.message:
-            undo = self._form("/undo", bi("撤销这一步", "Undo this"), op_id=self.op_id)
+            undo = self._form("undo", bi("撤销这一步", "Undo this"), op_id=self.op_id)
             extra = undo if self.op_id else ""
             cls = "banner error" if self.error else "banner"
             note = f'<div class="{cls}" role="status">{self.message}{extra}</div>'
-        return f'<div class="head-row">{title}{done}</div>{note}'
+        return f'{paused}<div class="head-row">{title}{done}</div>{note}'
 
     def footer(self) -> str:
         minutes = int(self.idle_minutes)
@@ -122,11 +138,11 @@ class Controls:
         """Pause or resume, export, withdraw consent: the store as a whole."""
         lines = []
         if state == "enabled":
-            lines.append(self._form("/pause", bi("暂停记忆", "Pause memory")))
+            lines.append(self._form("pause", bi("暂停记忆", "Pause memory")))
         elif state == "paused":
-            lines.append(self._form("/resume", bi("恢复记忆", "Resume memory")))
+            lines.append(self._form("resume", bi("恢复记忆", "Resume memory")))
         export = (
-            '<form method="post" action="/export" class="line">'
+            '<form method="post" action="export" class="line">'
             f'<input type="hidden" name="token" value="{e(self.token)}">'
             f'<input type="text" name="path" required placeholder="~/memory-export.json"'
             f' aria-label="{e("导出到文件 · Export to a file")}">'
@@ -135,10 +151,10 @@ class Controls:
         revoke = ""
         if state in ("enabled", "paused"):
             revoke = self._form(
-                "/revoke", bi("撤回同意（保留记忆）", "Withdraw consent, keep memories")
+                "revoke", bi("撤回同意（保留记忆）", "Withdraw consent, keep memories")
             )
         delete = self._form(
-            "/revoke-delete",
+            "revoke-delete",
             bi("撤回同意并删除一切", "Withdraw consent and delete everything"),
             "danger",
         )
