@@ -26,6 +26,7 @@ from .storage.files import Location
 TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot afford it
 if TYPE_CHECKING:
     import os
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -246,23 +247,25 @@ class MemoryStore:
         self, memory_id: str | None = None, subject_id: str | None = None
     ) -> dict[str, Any]:
         """What ``forget`` (a ``memory_id``) or ``forget_object`` (a ``subject_id``) would
-        delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing.
-        For a host that asks the person before it deletes (the MCP server)."""
-        column, given = (
-            ("memory_id", memory_id) if memory_id is not None else ("subject_id", subject_id)
-        )
-        value = check_text(given, column)
-        if value is None:
-            raise MemoryStoreError(
-                "INVALID_ARGUMENTS", "give memory_id or subject_id", {"argument": column}
-            )
-        from . import erasure
-        from .subjects import resolve_existing
+        delete: ``rows``, ``operations``, ``subject_id``, ``label``, ``value``; changes nothing."""
+        which = "forget" if memory_id is not None else "forget-object"
+        return self.deletion_preview(which, memory_id=memory_id, subject_id=subject_id)
 
-        with self._open() as session:
-            if column == "subject_id":
-                value = resolve_existing(session, value)
-            return erasure.preview(session, column, value)
+    def deletion_preview(
+        self,
+        command: str,
+        memory_id: str | None = None,
+        subject_id: str | None = None,
+        delete: bool = False,
+    ) -> dict[str, Any]:
+        """What ``command`` (forget, forget-object, clear, revoke, ``delete``: --delete; enable)
+        would remove, counted now: ``rows``, ``operations`` (+ a forget's ``subject_id``,
+        ``label``, ``value``), for the person's question on MCP and the page. Changes nothing."""
+        if command == "forget":
+            return _forget_counts(self._open, "memory_id", memory_id)
+        if command == "forget-object":
+            return _forget_counts(self._open, "subject_id", subject_id)
+        return _whole_store(self.status(), command, delete)
 
     def clear(self, confirm: bool = False) -> dict[str, Any]:
         """Delete every memory and the undo history; consent stays as it is."""
@@ -311,17 +314,15 @@ class MemoryStore:
         from . import transfer
 
         transfer.check_output(output, self.data_dir, "review")
-        with self._open() as session:
-            return transfer.review(session, output)
+        return _review_file(output, *self.review_snapshot())
 
     def review_snapshot(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """What the review page shows (consent, caps, every row, the recent operations) and
-        tidy's findings, in any consent state; for a host that renders the page itself
-        (``review --serve``). Changes nothing."""
-        from . import transfer
+        tidy's findings, in any consent state, for the page (``review/``). Changes nothing."""
+        from .review.snapshot import review_snapshot
 
         with self._open() as session:
-            return transfer.review_snapshot(session)
+            return review_snapshot(session)
 
     def doctor(self, fix: bool = False) -> dict[str, Any]:
         """Read-only checks of the files, schema and stored rows; ``fix`` repairs file modes."""
@@ -373,3 +374,46 @@ def limits() -> dict[str, Any]:
 
 
 __all__ = ["MemoryStore", "MemoryStoreError", "ROW_KEYS", "limits"]
+
+
+def _whole_store(status: dict[str, Any], command: str, delete: bool) -> dict[str, Any]:
+    """``deletion_preview`` of a command on the whole store, from its ``status``: an
+    unsafe store refuses it (``revoke --delete`` still runs: the right to delete,
+    ``documentation/privacy.md``)."""
+    if command not in ("enable", "clear", "revoke"):
+        raise MemoryStoreError("INVALID_ARGUMENTS", f"nothing to count for {command}", {})
+    unsafe = status["unsafe"]
+    if unsafe and not (command == "revoke" and delete):
+        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
+    if command == "enable":
+        return {}
+    counts = status["counts"] or {}
+    return {"rows": counts.get("total", 0), "operations": status["undo_available"] or 0}
+
+
+def _forget_counts(open_store: Callable[[], Opened], column: str, given: Any) -> dict[str, Any]:
+    """``deletion_preview`` of a forget: ``column`` is ``memory_id`` or ``subject_id``."""
+    value = check_text(given, column)
+    if value is None:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "give memory_id or subject_id", {"argument": column}
+        )
+    from . import erasure
+    from .subjects import resolve_existing
+
+    with open_store() as session:
+        if column == "subject_id":
+            value = resolve_existing(session, value)
+        return erasure.preview(session, column, value)
+
+
+def _review_file(
+    output: str | os.PathLike[str], snapshot: dict[str, Any], findings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The review page drawn from ``snapshot`` and written to a new private file."""
+    from .review import render_review
+    from .transfer import write_private
+
+    path = write_private(output, render_review(snapshot, findings), "review")
+    people = {m["subject_id"] for m in snapshot["memories"]} - {policy.USER_SUBJECT}
+    return {"path": path, "count": len(snapshot["memories"]), "people": len(people)}

@@ -1,9 +1,9 @@
-"""The person's copy of their memory: ``export``, ``import`` and the review page's data.
+"""The person's copy of their memory: ``export`` and ``import``.
 
 ``export`` writes every live row (and its history) as one document; ``import`` takes
 such a document back, every row checked like an ``apply`` delta, all or nothing, as
-one undoable operation refused over any cap (contract §15); ``review`` gathers what
-the page shows (``review/``) and writes it. The files they write are private and never
+one undoable operation refused over any cap (contract §15). The files written here
+(an export, and the review page's file, ``review --output``) are private and never
 inside the store's directory (:func:`check_output`, :func:`write_private`)."""
 
 from __future__ import annotations
@@ -386,57 +386,3 @@ def import_(session: Session, source: object, dry_run: bool = False) -> dict[str
     if not dry_run:
         session.finish_erasure(trimmed, db.SHORT_ERASE_WAIT_MS)
     return result
-
-
-# ---------------------------------------------------------------- review
-
-
-def review(session: Session, output: str | os.PathLike[str]) -> dict[str, Any]:
-    """The review page (``review/``) of everything stored, written to a new private file."""
-    from .review import render_review
-
-    snapshot, findings = review_snapshot(session)
-    page = render_review(snapshot, findings)
-    path = write_private(output, page, "review")
-    memories = snapshot["memories"]
-    people = {m["subject_id"] for m in memories} - {policy.USER_SUBJECT}
-    return {"path": path, "count": len(memories), "people": len(people)}
-
-
-def review_snapshot(session: Session) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """What the review page shows, and tidy's findings over the same rows: the file
-    (``review --output``) and the served page (``review --serve``) are made from it.
-
-    Each row as ``show`` gives it plus the offset its time was written in, tidy's
-    findings (not gated: the page is the person's own access, contract §21), and the
-    store's directory when the commands on the page must name it (§22)."""
-    from . import __version__, writes
-    from .consent import consent_state, limits
-    from .writes import tidy
-
-    s = session.settings()
-    found = [] if session.blank else rows.select(session.conn)
-    found.sort(key=rows.storage_order)
-    memories = [{**rows.public(r), "occurred_offset": r["occurred_offset"]} for r in found]
-    by_scope = {scope: 0 for scope in policy.SCOPES}
-    for m in memories:
-        by_scope[m["scope"]] += 1
-    location = session.location
-    snapshot = {
-        "generated_at": rows.now(),
-        "version": __version__,
-        "consent": {
-            "state": consent_state(s),
-            "enabled": s["consent_enabled"],
-            "paused": s["paused"],
-            "consent_at": s["consent_at"],
-            "revoked_at": s["revoked_at"],
-        },
-        "limits": limits(),
-        "counts": {"total": len(memories), "by_scope": by_scope},
-        "memories": memories,
-        "operations": writes.log(session)["operations"],
-        # None for the platform default store, which the person's terminal finds itself.
-        "data_dir": location.data_dir if location.named else None,
-    }
-    return snapshot, tidy.findings_of(found)

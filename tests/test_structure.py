@@ -23,9 +23,10 @@ FUNCTION_LINES = 80
 # Data modules: policy tables are declarations, not logic.
 DATA_MODULES = {"memory_store.policy"}
 
-# §26's rooms. The faces are what a person or a host talks to; nothing else imports them.
-FACES = {"memory_store.cli", "memory_store.mcp", "memory_store.__main__"}
-PACKAGES = {"cli", "mcp", "commands", "recall", "writes", "review", "storage"}
+# §26's rooms. The faces are what a person or a host talks to (the command line, the MCP
+# server, the person's page); nothing else imports them.
+FACES = {"memory_store.cli", "memory_store.mcp", "memory_store.page", "memory_store.__main__"}
+PACKAGES = {"cli", "mcp", "page", "commands", "recall", "writes", "review", "storage"}
 ONE_MODULE_CONCERNS = {"consent", "erasure", "subjects", "transfer", "doctor", "skill", "hosts"}
 LEAVES = {"errors", "policy"}
 FACADE = "memory_store.store"
@@ -141,8 +142,15 @@ def _face_of(name: str) -> str | None:
     return next((f for f in FACES if name == f or name.startswith(f + ".")), None)
 
 
-# The one edge between faces: ``memory-store mcp`` is a command line that starts the server.
-FACE_STARTS = {("memory_store.cli", "memory_store.mcp")}
+# The edges into a face, each a command that starts one: ``memory-store mcp`` (the
+# command line starts the server), ``review --serve`` (the command line serves the page)
+# and ``open-page`` / ``memory_open_page`` (the command's record starts the page's
+# process, for both faces). Named module by module: no other part may reach the page.
+FACE_STARTS = {
+    ("memory_store.cli", "memory_store.mcp"),
+    ("memory_store.cli.serving", "memory_store.page.server"),
+    ("memory_store.commands.host", "memory_store.page.launch"),
+}
 
 
 def test_nothing_imports_a_face() -> None:
@@ -150,11 +158,27 @@ def test_nothing_imports_a_face() -> None:
         own = _face_of(name)
         for dep in deps:
             face = _face_of(dep)
-            if face is None or face == own or (own, face) in FACE_STARTS:
+            if face is None or face == own:
+                continue
+            if (own, face) in FACE_STARTS or (name, dep) in FACE_STARTS:
                 continue
             assert name == f"{TOP}.__main__" and face == "memory_store.cli", (
                 f"{name} imports the face {dep}"
             )
+
+
+def test_the_page_reaches_the_store_through_the_facade() -> None:
+    # The third face is typed against MemoryStore: it may use the facade, the rendering
+    # it shares with the review file, the command registry and the leaves, never a
+    # concern (consent, erasure, transfer…) or the storage below them.
+    allowed = {FACADE} | _in("review") | _in("commands") | {f"{TOP}.{m}" for m in LEAVES}
+    page = _in("page")
+    assert len(page) >= 5, page
+    for name in page:
+        beyond = GRAPH[name] - page - allowed
+        assert not beyond, f"{name} imports {beyond}"
+    into = {(n, d) for n, deps in GRAPH.items() if n not in page for d in deps & page}
+    assert into == {e for e in FACE_STARTS if e[1].startswith(f"{TOP}.page")}, into
 
 
 def test_storage_imports_neither_recall_nor_writes_nor_the_facade() -> None:

@@ -65,7 +65,7 @@ def serve(name: str, store: Any, args: dict[str, Any]) -> None:
     if name == "mcp":
         _serve_mcp(store)
         return
-    from ..review.server import serve as serve_page
+    from ..page.server import serve as serve_page
 
     serve_page(
         store,

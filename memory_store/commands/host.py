@@ -46,7 +46,7 @@ SERVE_ONLY = ("port", "no_open", "subject_id")
 
 
 def _review(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
-    """``--output``'s data; None means serve (the command line runs ``review.server``)."""
+    """``--output``'s data; None means serve (the command line runs ``page.server``)."""
     from ..errors import MemoryStoreError
 
     if args["serve"]:
@@ -74,9 +74,9 @@ def _review(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _open_page(store: Any, args: dict[str, Any]) -> dict[str, Any]:
-    from ..review.launch import open_page
+    from ..page.launch import open_page
 
-    return open_page(store.location, args["subject_id"])
+    return open_page(store, args["subject_id"])
 
 
 def _skill(args: dict[str, Any]) -> dict[str, Any]:

@@ -57,23 +57,15 @@ def can_elicit(ctx: Context) -> bool:
 
 
 def _facts(store: Any, command: str, args: dict[str, Any]) -> dict[str, Any]:
-    """What the command would touch, counted now, for the question."""
-    if command == "forget":
-        return store.forget_preview(memory_id=args.get("memory_id"))
-    if command == "forget-object":
-        return store.forget_preview(subject_id=args.get("subject_id"))
-    status = store.status()  # enable, clear, revoke: the whole store
-    if status["unsafe"] and not (command == "revoke" and args.get("delete")):
-        # The command itself would be refused: say so rather than ask about unknown counts
-        # (revoke --delete is the one that still runs: the right to delete, §17).
-        unsafe = status["unsafe"]
-        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
-    if command == "enable":
-        return {}
-    if not status["exists"]:
-        return {"rows": 0, "operations": 0}
-    counts = status["counts"] or {}
-    return {"rows": counts.get("total", 0), "operations": status["undo_available"] or 0}
+    """What the command would touch, counted now, for the question (the page's count too)."""
+    return dict(
+        store.deletion_preview(
+            command,
+            memory_id=args.get("memory_id"),
+            subject_id=args.get("subject_id"),
+            delete=bool(args.get("delete")),
+        )
+    )
 
 
 def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str:

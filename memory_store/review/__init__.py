@@ -44,7 +44,7 @@ def command_text(args: str, data_dir: Any = None) -> str:
 class _Page:
     """What every part of one page shares: its language, clock, store, who is who, and its
     ``controls`` — None for the static file (commands to paste), the served page's
-    buttons and forms otherwise (their ``lang`` is the page's)."""
+    buttons and forms otherwise (``page.controls.Controls``; their ``lang`` is the page's)."""
 
     def __init__(self, snapshot: dict[str, Any], controls: Any, lang: str) -> None:
         memories = list(snapshot.get("memories", []))
@@ -294,7 +294,7 @@ def render_review(
     data_dir, the store its commands name, None for the platform default), with
     no script and no external resource. ``findings`` (tidy's) adds a section of
     suggestions; an empty list says there is nothing to tidy, None leaves it out.
-    ``controls`` (``review.controls.Controls``) makes it the served page: the same markup
+    ``controls`` (``page.controls.Controls``) makes it the served page: the same markup
     with a button or form beside each thing the person can change, a search form, and no
     meta policy (the server sends its own in a header). ``lang`` is "zh" or "en" (None: this
     computer's locale, ``words.from_locale``). ``search`` is (the query, the ids of the rows

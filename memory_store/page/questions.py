@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .markup import bi, e, say
+from ..review.markup import bi, e, say
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:

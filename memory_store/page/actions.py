@@ -1,7 +1,7 @@
 """What each button of the served page does: the library call the command line makes.
 
-``facts`` counts what a destructive action would remove (``MemoryStore.forget_preview``
-and ``status``, as the MCP questions count), for the confirmation step; ``run`` makes the
+``facts`` counts what a destructive action would remove (``MemoryStore.deletion_preview``,
+as the MCP questions count), for the confirmation step; ``run`` makes the
 call — ``forget``, ``forget_object``, ``apply`` (``end``, a ``correction``, a past value's
 ``delete``), ``undo``, ``pause``/``resume``, ``export(output=…)``, ``revoke`` — with
 ``confirm=True`` only where the person has just said yes on the page. A refusal is the
@@ -14,12 +14,14 @@ from __future__ import annotations
 import os
 
 from ..errors import MemoryStoreError
-from .asking import DESTRUCTIVE
-from .markup import Clock, bi, e, labelled_summary, say
+from ..review.markup import Clock, bi, e, labelled_summary, say
+from .questions import DESTRUCTIVE
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..store import MemoryStore
 
 # Each action and the form fields it takes (every other field is refused).
 FIELDS: dict[str, tuple[str, ...]] = {
@@ -54,7 +56,7 @@ def _need(form: dict[str, str], name: str) -> str:
     return value
 
 
-def _row(store: Any, memory_id: str) -> dict[str, Any]:
+def _row(store: MemoryStore, memory_id: str) -> dict[str, Any]:
     for row in store.show()["memories"]:
         if row["id"] == memory_id:
             return dict(row)
@@ -75,24 +77,25 @@ def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:
     )
 
 
-def _delete_past(store: Any, memory_id: str, handle: str) -> dict[str, Any]:
+def _delete_past(store: MemoryStore, memory_id: str, handle: str) -> dict[str, Any]:
     _past_entry(_row(store, memory_id), handle)
     return dict(store.apply({"action": "delete", "past_id": handle}, verbose=True))
 
 
-def _label(store: Any, subject: str) -> str | None:
+def _label(store: MemoryStore, subject: str) -> str | None:
     for row in store.show(subject_id=subject, scope="object")["memories"]:
         if row["field"] == "display_label" and row["value"]:
             return str(row["value"])
     return None
 
 
-def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
-    """What a destructive ``action`` would remove, counted now (the question's numbers)."""
+def facts(store: MemoryStore, action: str, form: dict[str, str]) -> dict[str, Any]:
+    """What a destructive ``action`` would remove, counted now (the question's numbers):
+    ``MemoryStore.deletion_preview``, the count the MCP question uses."""
     if action == "forget":
-        return dict(store.forget_preview(memory_id=_need(form, "memory_id")))
+        return store.deletion_preview("forget", memory_id=_need(form, "memory_id"))
     if action == "forget-object":
-        return dict(store.forget_preview(subject_id=_need(form, "subject_id")))
+        return store.deletion_preview("forget-object", subject_id=_need(form, "subject_id"))
     if action == "forget-past":
         row = _row(store, _need(form, "memory_id"))
         entry = _past_entry(row, _need(form, "past_id"))
@@ -105,15 +108,11 @@ def facts(store: Any, action: str, form: dict[str, str]) -> dict[str, Any]:
             "since": entry.get("since"),
             "until": entry.get("until"),
         }
-    status = store.status()  # revoke, revoke --delete: the whole store
-    unsafe = status.get("unsafe")
-    if unsafe and action != "revoke-delete":  # the right to delete runs on any store (§17)
-        raise MemoryStoreError(unsafe["code"], unsafe["message"], unsafe["details"])
-    counts = status.get("counts") or {}
-    return {"rows": counts.get("total", 0), "operations": status.get("undo_available") or 0}
+    # revoke, revoke --delete: the whole store (the right to delete runs on any store)
+    return store.deletion_preview("revoke", delete=action == "revoke-delete")
 
 
-def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
+def _summary(store: MemoryStore, result: dict[str, Any], subject: Any) -> str:
     """The operation's summary as the page's operation list shows it: the person's name
     instead of their code."""
     label = _label(store, subject) if isinstance(subject, str) and subject != "user" else None
@@ -121,7 +120,7 @@ def _summary(store: Any, result: dict[str, Any], subject: Any) -> str:
     return labelled_summary(result.get("summary"), labels, {}, Clock(None))
 
 
-def _saved(store: Any, result: dict[str, Any], zh: str, en: str) -> Done:
+def _saved(store: MemoryStore, result: dict[str, Any], zh: str, en: str) -> Done:
     results = result.get("results") or [{}]
     subject = (results[0].get("memory") or {}).get("subject_id")
     message = f'{bi(zh, en)}: <span class="value">{_summary(store, result, subject)}</span>'
@@ -163,7 +162,7 @@ def _forgotten(result: dict[str, Any], subject: str | None) -> Done:
     return Done(message + _erasure_note(result), None, subject)
 
 
-def _export(store: Any, path: str) -> Done:
+def _export(store: MemoryStore, path: str) -> Done:
     path = os.path.expanduser(path.strip())
     if path and not os.path.isabs(path):
         path = os.path.join(os.path.expanduser("~"), path)
@@ -178,7 +177,7 @@ def _export(store: Any, path: str) -> Done:
     )
 
 
-def run(store: Any, action: str, form: dict[str, str]) -> Done:
+def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
     """Make ``action``'s library call; destructive ones only after the person's yes."""
     if action in DESTRUCTIVE and form.get("confirm") != "yes":
         raise MemoryStoreError("CONFIRMATION_REQUIRED", "confirm on the page first", {})

@@ -11,7 +11,7 @@ gets a 403 with a neutral body and changes nothing. The page has no script at al
 policy allows only its own stylesheet (by hash) and forms posted to itself. The server
 ends after ``MEMORY_STORE_PAGE_IDLE_SECONDS`` (default 900) without an accepted request,
 or when the person presses done. Requests are handled one at a time against the store.
-What each button does is ``actions``; the markup is this package's.
+What each button does is ``actions``; the page's markup is ``review``'s.
 """
 
 from __future__ import annotations
@@ -32,9 +32,14 @@ from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import MemoryStoreError
-from . import actions, anchor, asking, document, render_review
+from ..review import anchor, document, render_review
+from ..review.markup import STYLE, bi, e
+from . import actions, questions
 from .controls import Controls
-from .markup import STYLE, bi, e
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..store import MemoryStore
 
 HOST = "127.0.0.1"  # never 0.0.0.0, never an IPv6 wildcard: the person's own machine only
 ENV_IDLE = "MEMORY_STORE_PAGE_IDLE_SECONDS"
@@ -83,7 +88,7 @@ class _Kept(OrderedDict[str, Any]):
 class PageState:
     """One server's secrets, tokens and clock (made anew at each start)."""
 
-    def __init__(self, store: Any, idle: int, subject: str | None) -> None:
+    def __init__(self, store: MemoryStore, idle: int, subject: str | None) -> None:
         self.store, self.idle, self.subject = store, idle, subject
         self.key = secrets.token_urlsafe(32)  # in the address opened, exchanged once
         self.session = secrets.token_urlsafe(32)  # the cookie's value
@@ -261,7 +266,7 @@ class _Handler(BaseHTTPRequestHandler):
         action = urlsplit(self.path).path.lstrip("/")
         if action == "done":
             self._html(
-                document(asking.closed(state.store.location.command("review", "--serve")), None)
+                document(questions.closed(state.store.location.command("review", "--serve")), None)
             )
             state.done.set()
             return None
@@ -295,11 +300,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if set(form) - allowed:
                 raise MemoryStoreError("INVALID_ARGUMENTS", "unexpected form fields", {})
-            if action in asking.DESTRUCTIVE:
+            if action in questions.DESTRUCTIVE:
                 facts = actions.facts(state.store, action, form)
                 asked = form.get("asked", "")
                 if form.get("confirm") != "yes" or not hmac.compare_digest(
-                    asked, asking.digest(facts)
+                    asked, questions.digest(facts)
                 ):
                     return self._ask(action, facts, form, changed=form.get("confirm") == "yes")
             done = actions.run(state.store, action, form)
@@ -316,7 +321,7 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         fields = {k: v for k, v in form.items() if k in actions.FIELDS[action]}
         back = "/" + _place_of(facts.get("subject_id"))
-        body = asking.confirmation(action, facts, fields, state.token(), back, changed)
+        body = questions.confirmation(action, facts, fields, state.token(), back, changed)
         self._html(document(body, None))
 
     def _refuse(self) -> None:
@@ -359,7 +364,7 @@ def _open_browser(url: str) -> bool:
     return result[0] if result else True
 
 
-def _subject(store: Any, given: str | None) -> str | None:
+def _subject(store: MemoryStore, given: str | None) -> str | None:
     """The subject the page opens at: a code, or one subject's display_label."""
     if given is None:
         return None
@@ -373,7 +378,7 @@ def _subject(store: Any, given: str | None) -> str | None:
 
 
 def serve(
-    store: Any,
+    store: MemoryStore,
     announce: Callable[[dict[str, Any], str | None], None],
     port: int | None = None,
     open_browser: bool = True,

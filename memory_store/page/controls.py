@@ -1,7 +1,7 @@
 """The served page's buttons and forms (``review --serve``): markup only, no store, no script.
 
 Every change is a POST to the page's own server carrying the page's token; a destructive
-one first answers with a confirmation step (``review.asking``), so a button here never
+one first answers with a confirmation step (``page.questions``), so a button here never
 deletes by itself. What each button sends is the one thing the server needs to run the
 library's call: the row's id, a past value's ``past_id``, a subject code, an operation id.
 Every value that reaches markup goes through ``e``.
@@ -9,7 +9,7 @@ Every value that reaches markup goes through ``e``.
 
 from __future__ import annotations
 
-from .markup import bi, e, say
+from ..review.markup import bi, e, say
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..store import MemoryStore
+
 START_SECONDS = 30.0  # start-up, the browser's launch included
 
 
@@ -48,8 +50,9 @@ def _failed(message: str) -> MemoryStoreError:
     return MemoryStoreError("INTERNAL_ERROR", message, {})
 
 
-def open_page(location: Any, subject: str | None) -> dict[str, Any]:
-    """Start the page on ``location``'s store (at ``subject``) and return once it listens."""
+def open_page(store: MemoryStore, subject: str | None) -> dict[str, Any]:
+    """Start the page on ``store`` (at ``subject``) and return once it listens."""
+    location = store.location
     words = ["--data-dir", location.data_dir, "review", "--serve"]
     if subject is not None:
         words += ["--subject-id", subject]
