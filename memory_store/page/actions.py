@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 
+from .. import policy
 from ..errors import MemoryStoreError
 from ..review.markup import Clock, bi, e, labelled_summary, say
+from ..review.words import pick
 from .questions import DESTRUCTIVE
 
 TYPE_CHECKING = False  # typing costs a few ms to import
@@ -36,6 +38,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "export": ("path",),
     "revoke": (),
     "revoke-delete": (),
+    "tidy": ("ids",),
 }
 # Where a correction typed on the page comes from: the person said it, here (contract §6).
 CORRECTION_SOURCE = "review page"
@@ -108,6 +111,8 @@ def facts(store: MemoryStore, action: str, form: dict[str, str]) -> dict[str, An
             "since": entry.get("since"),
             "until": entry.get("until"),
         }
+    if action == "tidy":
+        return tidy_steps(store, _need(form, "ids"))
     # revoke, revoke --delete: the whole store (the right to delete runs on any store)
     return store.deletion_preview("revoke", delete=action == "revoke-delete")
 
@@ -140,6 +145,8 @@ def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
     }
     if row["scope"] == "event":
         delta["occurred_at"] = row["occurred_at"]
+    if row["scope"] == "hypothesis":  # a guess keeps how sure it is; apply requires it
+        delta["confidence"] = row["confidence"]
     return delta
 
 
@@ -221,6 +228,10 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
         return Done(say("记忆已恢复。", "Memory resumed."))
     if action == "export":
         return _export(store, _need(form, "path"))
+    if action == "tidy":
+        steps = tidy_steps(store, _need(form, "ids"))
+        result = store.apply({"deltas": steps["deltas"]}, verbose=True)
+        return _saved(store, result, "已照建议整理", "Tidied as suggested")
     if action == "revoke":
         store.revoke(confirm=True)
         return Done(
@@ -238,3 +249,48 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
             )
         )
     raise MemoryStoreError("INVALID_ARGUMENTS", f"no such action: {action}", {})
+
+
+def tidy_steps(store: MemoryStore, ids: str) -> dict[str, Any]:
+    """Tidy's proposed steps for the rows one suggestion names (``ids``, comma-separated),
+    as ``tidy`` proposes them now: the deltas to apply, and each step's row in words
+    (what it does, the field, the value, as of when) for the question."""
+    wanted = {i for i in ids.split(",") if i}
+    proposal = store.tidy().get("proposal") or {}
+    deltas = [d for d in proposal.get("deltas") or [] if d.get("id") in wanted]
+    if not deltas:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "tidy no longer suggests a change to these rows", {"ids": ids}
+        )
+    steps = []
+    for delta in deltas:
+        row = _row(store, str(delta["id"]))
+        steps.append(
+            {
+                "action": delta.get("action"),
+                "field": row.get("field"),
+                "value": row.get("value"),
+                "as_of": delta.get("occurred_at"),
+            }
+        )
+    subject = str(_row(store, str(deltas[0]["id"])).get("subject_id"))
+    return {"deltas": deltas, "steps": steps, "subject_id": subject}
+
+
+def search(store: MemoryStore, query: str, lang: str) -> tuple[tuple[str, list[str]] | None, str]:
+    """The rows ``query`` matches, by the library's own search (``MemoryStore.search``), as
+    (the query, their ids); or None and why, in ``lang``, where it refuses (search is the
+    assistant's, so it needs memory on: documentation/page.md)."""
+    try:
+        found = store.search(query, limit=policy.SEARCH_LIMIT_MAX)
+    except MemoryStoreError as exc:
+        if exc.code in ("CONSENT_REQUIRED", "MEMORY_PAUSED"):
+            why = pick(
+                lang,
+                "搜索只在记忆开启时可用；下面是全部内容。",
+                "Search works while memory is on; everything is shown below.",
+            )
+        else:
+            why = f'<span class="code">{e(exc.code)}</span> {e(exc.message)}'
+        return None, why
+    return (query, [str(m.get("id")) for m in found.get("memories", [])]), ""

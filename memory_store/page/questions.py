@@ -14,12 +14,14 @@ import hashlib
 import json
 
 from ..review.markup import bi, e, say
+from ..review.words import field_name
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
     from typing import Any
 
-DESTRUCTIVE = ("forget", "forget-past", "forget-object", "revoke", "revoke-delete")
+# Asked first: what deletes, and a tidy suggestion (it changes rows the person did not type).
+DESTRUCTIVE = ("forget", "forget-past", "forget-object", "revoke", "revoke-delete", "tidy")
 FOR_GOOD = ("删除后无法撤销。", "This cannot be undone.")
 
 
@@ -82,8 +84,28 @@ def question(action: str, facts: dict[str, Any]) -> tuple[str, str]:
             f"Withdraw consent and delete everything? All {_n(rows, 'memory', 'memories')}, the "
             f"{steps} and the memory files go for good. {FOR_GOOD[1]}"
         )
+    elif action == "tidy":
+        zh, en = _tidy(facts)
     else:
         raise ValueError(action)
+    return zh, en
+
+
+def _tidy(facts: dict[str, Any]) -> tuple[str, str]:
+    """Tidy's steps for one suggestion, in words: "end “…” (job) as of 2026-03-10"."""
+    zh_parts, en_parts = [], []
+    for step in facts.get("steps") or []:
+        value = _quote(step.get("value"), 60)
+        names = (field_name(step.get("field"), "zh"), field_name(step.get("field"), "en"))
+        if step.get("action") == "end":
+            when = e(step.get("as_of") or "")
+            zh_parts.append(f"把“{value}”（{e(names[0])}）记为截至 {when} 不再如此，保留为旧值")
+            en_parts.append(f"end “{value}” ({e(names[1])}) as of {when}, kept as a past value")
+        else:
+            zh_parts.append(f"删除推测“{value}”（{e(names[0])}）")
+            en_parts.append(f"delete the guess “{value}” ({e(names[1])})")
+    zh = "照这条建议整理？" + "；".join(zh_parts) + "。这一步可以撤销。"
+    en = "Apply this suggestion: " + "; ".join(en_parts) + "? You can undo this step."
     return zh, en
 
 
@@ -93,6 +115,7 @@ YES = {
     "forget-object": ("全部删除", "Forget them"),
     "revoke": ("撤回同意", "Withdraw consent"),
     "revoke-delete": ("全部删除", "Delete everything"),
+    "tidy": ("照做", "Do it"),
 }
 
 

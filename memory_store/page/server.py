@@ -33,7 +33,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
-from ..review.markup import STYLE, bi, e
+from ..review.markup import STYLE, e
+from ..review.words import LANGS, from_accept_language, pick
 from . import actions, questions
 from .controls import Controls
 
@@ -93,6 +94,7 @@ class PageState:
         self.key = secrets.token_urlsafe(32)  # in the address opened, exchanged once
         self.session = secrets.token_urlsafe(32)  # the cookie's value
         self.spent = False
+        self.lang: str | None = None  # chosen on the page (?lang=); else Accept-Language
         self.tokens = _Kept()
         self.notes = _Kept()
         self.port = 0
@@ -112,9 +114,11 @@ class PageState:
     def token(self) -> str:
         return self.tokens.add(secrets.token_urlsafe(24), True)
 
-    def controls(self, note: tuple[str, bool, str | None] | None = None) -> Controls:
+    def controls(
+        self, note: tuple[str, bool, str | None] | None = None, lang: str = "en"
+    ) -> Controls:
         message, error, op_id = note or ("", False, None)
-        return Controls(self.token(), max(1, self.idle // 60), message, error, op_id)
+        return Controls(self.token(), max(1, self.idle // 60), message, error, op_id, lang)
 
 
 class _Server(ThreadingHTTPServer):
@@ -212,9 +216,19 @@ class _Handler(BaseHTTPRequestHandler):
         state.last = time.monotonic()
         if url.path != "/":
             return self._send(404, b"", "text/plain; charset=utf-8")
-        note = state.notes.get(parse_qs(url.query).get("note", [""])[0])
+        query = parse_qs(url.query)
+        chosen = query.get("lang", [""])[0]
+        if chosen in LANGS:  # the person's switch wins over the browser's header from now on
+            state.lang = chosen
+        note = state.notes.get(query.get("note", [""])[0])
         with state.lock:
-            self._html(self._page(note))
+            self._html(self._page(note, query.get("q", [""])[0].strip()))
+
+    def _lang(self) -> str:
+        """The page's one language: the person's switch, else the browser's
+        ``Accept-Language`` (Chinese or English), else English."""
+        chosen = self.server.state.lang
+        return chosen or from_accept_language(self.headers.get("Accept-Language")) or "en"
 
     do_HEAD = do_GET  # noqa: N815 - as GET, without the body
 
@@ -231,24 +245,31 @@ class _Handler(BaseHTTPRequestHandler):
         cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path=/"
         self._redirect("/" + _place_of(state.subject), (("Set-Cookie", cookie),))
 
-    def _page(self, note: tuple[str, bool, str | None] | None) -> str:
+    def _page(self, note: tuple[str, bool, str | None] | None, search: str = "") -> str:
         state = self.server.state
-        controls = state.controls(note)
+        lang = self._lang()
+        controls = state.controls(note, lang)
         try:
             snapshot, findings = state.store.review_snapshot()
-            return render_review(snapshot, findings, controls)
+            found = None
+            if search:
+                found, refused = actions.search(state.store, search, lang)
+                if refused:
+                    controls.message, controls.error = refused, True
+            return render_review(snapshot, findings, controls, lang, found)
         except MemoryStoreError as exc:
             return self._problem_page(controls, exc)
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
             return self._problem_page(controls, INTERNAL)
 
     def _problem_page(self, controls: Controls, exc: MemoryStoreError) -> str:
-        title = f"<div><h1>{bi('助手记得什么', 'What the assistant remembers')}</h1></div>"
+        title = f"<div><h1>{pick(controls.lang, '助手记得什么', 'What the assistant remembers')}</h1></div>"
         message = _problem(exc)[0]
         return document(
             f'<header>{controls.header(title)}</header><main><section class="card">'
             f'<p class="banner error">{message}</p></section></main>',
             None,
+            controls.lang,
         )
 
     # ------------------------------------------------------------ POST

@@ -328,8 +328,8 @@ def render_review(
     else:
         header, footer = controls.header(f"<div>{title}{stamp}</div>"), controls.footer()
     return document(
-        f"<header>{header}</header><main>{_index(people, page, search)}"
-        f"{_overview(snapshot, people, page)}{body}"
+        f"<header>{header}</header><main>{_overview(snapshot, people, page)}"
+        f"{_index(people, page, search)}{body}"
         f"{_findings(findings, page)}{operations}{_how_to_forget(page)}</main>"
         f"<footer>{footer}</footer>",
         None if controls is not None else CSP,
