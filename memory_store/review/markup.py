@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing costs a few ms to import; the CLI's start-up can
 if TYPE_CHECKING:
     from typing import Any
 
-# (Chinese, English) pairs: the reader may read either, so both are always shown.
+# (Chinese, English) pairs: the page shows the one of its language (``words.pick``).
 KIND_TITLES = {
     "user": ("你的资料", "Your profile"),
     "object": ("资料", "Facts"),
@@ -179,6 +179,7 @@ details.correct form { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 0
 .confirm .acts { gap: 10px; }
 a.button { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
   color: var(--ink); text-decoration: none; font-size: 13px; }
+.head-row .line { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
 .head-row { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px 16px;
   align-items: flex-start; }
 .controls form { margin: 8px 0; }

@@ -152,7 +152,7 @@ def row(row: dict[str, Any], page: Any) -> str:
 
 
 def row_anchor(r: dict[str, Any]) -> str:
-    return f"m-{r.get('id')}"
+    return f"row-{r.get('id')}"
 
 
 def rows(items: list[dict[str, Any]], page: Any) -> str:

@@ -41,7 +41,7 @@ def _who(subject: Any, page: Any) -> str:
     return f'<span class="who-name">{e(page.name(str(subject)))}</span> '
 
 
-def _named(ids: list[Any], page: Any) -> str:
+def _named(ids: list[Any] | tuple[Any, ...], page: Any) -> str:
     """The rows a finding names, as a person reads them: "job, occupation"."""
     fields = [page.fields.get(str(i)) for i in ids]
     names = list(dict.fromkeys(field_name(f, page.lang) for f in fields if f is not None))
