@@ -184,9 +184,8 @@ a.button { display: inline-block; border: 1px solid var(--line); border-radius: 
   align-items: flex-start; }
 .controls form { margin: 8px 0; }
 .controls .line { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(500px, 100%), 1fr));
-  gap: 0 16px; align-items: start; }
-.cards .card { margin: 8px 0; }
+.cards { columns: 2 480px; column-gap: 16px; }
+.cards .card { margin: 8px 0; break-inside: avoid; display: inline-block; width: 100%; }
 .index { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; justify-content: space-between;
   margin: 12px 0 0; }
 .people { display: flex; flex-wrap: wrap; gap: 2px 14px; }
@@ -201,7 +200,8 @@ form.search input { flex: 1 1 auto; min-width: 0; max-width: none; }
 .rows { list-style: none; margin: 0; padding: 0; }
 .row { border-top: 1px solid var(--line); }
 .row:first-child { border-top: 0; }
-summary.line { display: flex; flex-wrap: wrap; gap: 0 10px; align-items: baseline; padding: 4px 16px 4px 0;
+summary.line { display: flex; flex-wrap: wrap; gap: 0 10px; align-items: baseline; padding: 3px 16px 3px 0;
+  line-height: 1.5;
   cursor: pointer; list-style: none; position: relative; }
 summary.line::-webkit-details-marker { display: none; }
 summary.line::after { content: "›"; color: var(--dot); position: absolute; right: 2px; top: 4px; }
@@ -218,7 +218,8 @@ details[open] > summary.line::after { content: "⌄"; }
 .kind .note, .you > .note { font-size: 12.5px; margin: 0 0 2px; }
 .card-more { margin: 8px 0 0; font-size: 12.5px; color: var(--soft); }
 .card-more summary { cursor: pointer; }
-.card.person { padding: 14px 20px; }
+.card.person { padding: 12px 20px; }
+.card.person h2 + .kind h3, .card.person h2 + .note { margin-top: 4px; }
 .card.person h2 { font-size: 19px; }
 .ops summary, .how summary { cursor: pointer; }
 .ops summary h2 { display: inline; }
@@ -233,7 +234,7 @@ details[open] > summary.line::after { content: "⌄"; }
   .ops td { border: 0; padding: 2px 0; }
   .meta > span { white-space: normal; }
   .history .span { white-space: normal; }
-  .cards { display: block; }
+  .cards { columns: auto; }
   .line .what { min-width: 0; font-size: 12.5px; order: 1; }
   .line .when { order: 2; }
   .line .value { order: 3; flex-basis: 100%; }
@@ -354,10 +355,17 @@ _HEAD_RE = re.compile(
 
 
 def labelled_summary(
-    summary: Any, labels: dict[str, str], offsets: dict[tuple[str, str, str], Any], clock: Clock
+    summary: Any,
+    labels: dict[str, str],
+    offsets: dict[tuple[str, str, str], Any],
+    clock: Clock,
+    lang: str = "en",
 ) -> str:
     """An operation's summary as markup: each subject code with a display label shown as
-    that label (the code on hover), each event time as the page shows event times."""
+    that label (the code on hover), each row's key in words (``words.field_name``; the
+    key on hover), each event time as the page shows event times."""
+    from .words import field_name
+
     text = "" if summary is None else str(summary)
     out, pos = [], 0
     for m in _HEAD_RE.finditer(text):
@@ -367,9 +375,9 @@ def labelled_summary(
             out.append(f'<span class="who" title="{e(subject)}">{e(labels[subject])}</span> ')
         elif subject:
             out.append(f"{e(subject)} ")
-        out.append(e(where))
+        field = where.partition(".")[2]
+        out.append(f'<span class="key" title="{e(where)}">{e(field_name(field, lang))}</span>')
         if at:
-            field = where.partition(".")[2]
             out.append("@" + clock.stamp(at, offsets.get((subject or "user", field, at))))
         pos = m.end()
     out.append(e(text[pos:]))

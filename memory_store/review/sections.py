@@ -116,7 +116,9 @@ def operations(ops: list[dict[str, Any]], page: Any) -> str:
     head = f"<thead><tr><th>{t('时间', 'When')}</th><th>{t('操作', 'Action')}</th><th>{what}</th></tr></thead>"
     rows = []
     for op in ops:
-        summary = labelled_summary(op.get("summary"), page.labels, page.offsets, page.clock)
+        summary = labelled_summary(
+            op.get("summary"), page.labels, page.offsets, page.clock, page.lang
+        )
         undo = (
             page.controls.undo(op.get("op_id"))
             if served

@@ -199,15 +199,18 @@ def test_operations_name_people_by_their_labels(enabled: Path, tmp_path: Path, z
     dom = Dom(dump_dom(write_review(tmp_path / "review.html")))
     assert "b" not in dom.tags()
     ops = norm(dom.text(dom.find("table", "ops")[0]))
-    assert "小林 relationship.stage → 正式在一起了" in ops
-    assert "<b>Sam</b> relationship.stage → Friends" in ops
-    assert "obj-z relationship.stage → No label yet" in ops  # no label: the code stays
-    assert "小林 event.conflict@2026-05-01 21:30 +08:00 → 吵了一架" in ops
-    assert "小林 object.display_label → 小林" in ops
-    assert "obj-a relationship" not in ops and "obj-a event" not in ops
-    # The code is still there, on hover, for the commands that need it.
+    # People by name, keys in words (documentation/review.md).
+    assert "小林 stage → 正式在一起了" in ops
+    assert "<b>Sam</b> stage → Friends" in ops
+    assert "obj-z stage → No label yet" in ops  # no label: the code stays
+    assert "小林 quarrel@2026-05-01 21:30 +08:00 → 吵了一架" in ops
+    assert "小林 name → 小林" in ops
+    assert "obj-a" not in ops and "relationship.stage" not in ops
+    # The code and the key are still there, on hover, for the commands that need them.
     whos = [a for t, a in dom.elements if t == "span" and a.get("class") == "who"]
     assert {a["title"] for a in whos} == {"obj-a", "obj-h"}
+    keys = {a["title"] for t, a in dom.elements if t == "span" and a.get("class") == "key"}
+    assert keys == {"relationship.stage", "event.conflict", "object.display_label"}
 
 
 def test_every_command_on_the_page_is_built_by_one_function() -> None:
