@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from support import delta, ok, put
 from support.browser import build_dense_store, measure
-from support.page import Served, chromium, serve
+from support.page import Served, chromium, login, request, serve
 
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
 # At most this many screens tall (release 4's page: 16 at 390 px).
@@ -218,4 +219,20 @@ def test_a_tidy_suggestion_is_applied_after_asking(enabled: Path, browser: Any) 
         assert next(m for m in ok("show")["memories"] if m["id"] == job["id"])["value"]
     finally:
         tab.context.close()
+        served.stop()
+
+
+def test_the_query_and_the_language_come_back_as_text(enabled: Path) -> None:
+    put(delta("object", "obj-a", "display_label", "小林"))
+    served = serve()
+    try:
+        cookie = login(served)
+        hostile = quote('"><script>alert(1)</script><b>x')
+        for path in (f"/?q={hostile}", f"/?lang={hostile}", f"/?q={hostile}&lang=zh"):
+            reply = request(served, "GET", path, {"Cookie": cookie})
+            assert reply.status == 200
+            body = reply.text.split("<body", 1)[1]
+            assert "<script" not in body and "<b>" not in body
+        assert "&lt;script&gt;" in body and 'lang="zh-CN"' in reply.text
+    finally:
         served.stop()
