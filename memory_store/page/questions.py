@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..review.markup import bi, e, say
+from ..review.markup import SPEAKING, bi, e, say
 from ..review.words import field_name
 
 TYPE_CHECKING = False  # typing costs a few ms to import
@@ -147,12 +147,20 @@ def confirmation(
         )
     return (
         f'<main><section class="card confirm"><h2>{bi("请确认", "Please confirm")}</h2>{again}'
-        f'<p class="question">{zh}<br><span lang="en">{en}</span></p>'
+        f'<p class="question">{_both(zh, en)}</p>'
         f'<div class="acts"><form method="post" action="/{e(action)}">{inputs}'
         f'<button type="submit" class="danger">{bi(*YES[action])}</button></form>'
         f'<a class="button" href="{e(back)}">{bi("不，保留", "No, keep it")}</a></div>'
         "</section></main>"
     )
+
+
+def _both(zh: str, en: str) -> str:
+    """The question in the page's language (``SPEAKING``), or in both, one under the other."""
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
+    return f'{zh}<br><span lang="en">{en}</span>'
 
 
 def closed(reopen: str) -> str:

@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
-from ..review.markup import STYLE, e
+from ..review.markup import SPEAKING, STYLE, e
 from ..review.words import LANGS, from_accept_language, pick
 from . import actions, questions
 from .controls import Controls
@@ -214,12 +214,13 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._has_cookie():
             return self._forbidden()
         state.last = time.monotonic()
-        if url.path != "/":
-            return self._send(404, b"", "text/plain; charset=utf-8")
         query = parse_qs(url.query)
         chosen = query.get("lang", [""])[0]
         if chosen in LANGS:  # the person's switch wins over the browser's header from now on
             state.lang = chosen
+        SPEAKING.set(self._lang())  # this request's thread speaks the page's one language
+        if url.path != "/":
+            return self._send(404, b"", "text/plain; charset=utf-8")
         note = state.notes.get(query.get("note", [""])[0])
         with state.lock:
             self._html(self._page(note, query.get("q", [""])[0].strip()))
@@ -284,6 +285,7 @@ class _Handler(BaseHTTPRequestHandler):
         if form is None or state.tokens.pop(form.pop("token", ""), None) is None:
             return self._forbidden()
         state.last = time.monotonic()
+        SPEAKING.set(self._lang())  # the question and the note after it, in the page's language
         action = urlsplit(self.path).path.lstrip("/")
         if action == "done":
             self._html(

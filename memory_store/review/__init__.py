@@ -14,7 +14,7 @@ hold markup. Style and the time rules are in ``markup``.
 from __future__ import annotations
 
 from .markup import CONFIDENCE as CONFIDENCE
-from .markup import CONSENT, KIND_NOTES, KIND_TITLES, STYLE, Clock, e
+from .markup import CONSENT, KIND_NOTES, KIND_TITLES, SPEAKING, STYLE, Clock, e
 from .rows import rows as _rows
 from .sections import PAST_DELETE as PAST_DELETE
 from .sections import findings as _findings
@@ -339,8 +339,9 @@ def render_review(
 
 def document(body: str, csp: str | None = CSP, lang: str | None = None) -> str:
     """One page around ``body``: UTF-8, the stylesheet inline, a meta policy when ``csp``,
-    in ``lang`` ("zh" or "en"; None: this computer's locale)."""
-    lang = lang or from_locale()
+    in ``lang`` ("zh" or "en"; None: the served page's for this request, ``SPEAKING``, else
+    this computer's locale)."""
+    lang = lang or SPEAKING.get() or from_locale()
     policy = "" if csp is None else f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
     return (
         f'<!DOCTYPE html>\n<html lang="{"zh-CN" if lang == "zh" else "en"}"><head>'

@@ -8,6 +8,7 @@ here reads the store; every stored string that reaches markup goes through
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from html import escape
 
@@ -258,11 +259,23 @@ def e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+# The language the served page speaks in this request ("zh" or "en"), set by its server
+# for the thread that answers it: the page's own words (its buttons' notes, its questions)
+# are then in that one language (documentation/page.md). None: both, as a fallback.
+SPEAKING: ContextVar[str | None] = ContextVar("speaking", default=None)
+
+
 def bi(zh: str, en: str) -> str:
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
     return f'{zh} · <span lang="en">{en}</span>'
 
 
 def say(zh: str, en: str) -> str:
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
     # Sentences end with their own punctuation, so they need no separator.
     return f'{zh} <span lang="en">{en}</span>'
 

@@ -236,3 +236,22 @@ def test_the_query_and_the_language_come_back_as_text(enabled: Path) -> None:
         assert "&lt;script&gt;" in body and 'lang="zh-CN"' in reply.text
     finally:
         served.stop()
+
+
+def test_the_question_and_the_note_speak_the_pages_language(browser: Any, dense: Served) -> None:
+    row = next(m for m in ok("show")["memories"] if m["value"] == "不聊前任")
+    tab = _open(browser, dense, "zh")
+    try:
+        line = _row(tab, row["id"])
+        line.locator("form[action='/forget'] button").click()
+        question = tab.locator("section.confirm").inner_text()
+        assert "永久删除这条关于你自己的记忆" in question and "不聊前任" in question
+        assert "Forget" not in question and "Please confirm" not in question
+        assert tab.locator("html").get_attribute("lang") == "zh-CN"
+        tab.locator("section.confirm button.danger").click()
+        tab.wait_for_load_state()
+        note = tab.locator(".banner").inner_text()
+        assert "已永久删除 1 条记忆" in note and "Forgotten" not in note
+        assert [m for m in ok("show")["memories"] if m["id"] == row["id"]] == []
+    finally:
+        tab.context.close()
