@@ -221,12 +221,11 @@ def _overview(
     )
 
 
-def _index(people: list[tuple[str, list[dict[str, Any]]]], page: _Page, search: Any) -> str:
-    """The people at the top, each a jump to their card; on the served page, the search."""
-    links = [f'<a href="#you">{e(page.name("user"))}</a>'] + [
-        f'<a href="#{e(anchor(s))}">{e(page.name(s))}</a>' for s, _ in people
-    ]
-    nav = f'<nav class="people" aria-label="{e(page.t("人物", "People"))}">{"".join(links)}</nav>'
+def _index(cards: list[str], page: _Page, search: Any) -> str:
+    """The people whose cards are shown, at the top, each a jump to their card; on the
+    served page, the search."""
+    links = "".join(f'<a href="#{e(anchor(s))}">{e(page.name(s))}</a>' for s in cards)
+    nav = f'<nav class="people" aria-label="{e(page.t("人物", "People"))}">{links}</nav>'
     if page.controls is None:
         return f'<div class="index">{nav}</div>'
     query = "" if search is None else str(search[0])
@@ -264,7 +263,8 @@ def _you(rows: list[dict[str, Any]], snapshot: dict[str, Any], page: _Page) -> s
     )
 
 
-def _body(snapshot: dict[str, Any], page: _Page, search: Any) -> tuple[str, list[Any]]:
+def _body(snapshot: dict[str, Any], page: _Page, search: Any) -> tuple[str, list[Any], list[str]]:
+    """The cards; every person (for the overview's count); the subjects whose cards show."""
     memories = list(snapshot.get("memories", []))
     people = _subjects(memories)
     shown = memories
@@ -273,13 +273,13 @@ def _body(snapshot: dict[str, Any], page: _Page, search: Any) -> tuple[str, list
         shown = [r for r in memories if r.get("id") in ids]
     if not memories:
         nothing = page.t("还没有记住任何内容。", "Nothing remembered yet.")
-        return f'<section class="card"><p class="empty">{nothing}</p></section>', people
+        return f'<section class="card"><p class="empty">{nothing}</p></section>', people, []
     mine = [r for r in shown if r.get("scope") == "user"]
     you = _you(mine, snapshot, page) if mine or search is None else ""
-    cards = "".join(
-        _person(s, rows, snapshot.get("limits", {}), page) for s, rows in _subjects(shown)
-    )
-    return f'<div class="cards">{you}{cards}</div>', people
+    groups = _subjects(shown)
+    cards = "".join(_person(s, rows, snapshot.get("limits", {}), page) for s, rows in groups)
+    anchors = (["user"] if you else []) + [s for s, _ in groups]
+    return f'<div class="cards">{you}{cards}</div>', people, anchors
 
 
 def render_review(
@@ -300,7 +300,7 @@ def render_review(
     computer's locale, ``words.from_locale``). ``search`` is (the query, the ids of the rows
     that match it): only those rows are shown."""
     page = _Page(snapshot, controls, lang or from_locale())
-    body, people = _body(snapshot, page, search)
+    body, people, cards = _body(snapshot, page, search)
     t = page.t
     undo_note = t(
         "撤销会恢复该操作之前的样子；若之后的操作改过同一条，请先撤销较新的。",
@@ -329,7 +329,7 @@ def render_review(
         header, footer = controls.header(f"<div>{title}{stamp}</div>"), controls.footer()
     return document(
         f"<header>{header}</header><main>{_overview(snapshot, people, page)}"
-        f"{_index(people, page, search)}{body}"
+        f"{_index(cards, page, search)}{body}"
         f"{_findings(findings, page)}{operations}{_how_to_forget(page)}</main>"
         f"<footer>{footer}</footer>",
         None if controls is not None else CSP,

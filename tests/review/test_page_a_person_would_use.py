@@ -255,3 +255,14 @@ def test_the_question_and_the_note_speak_the_pages_language(browser: Any, dense:
         assert [m for m in ok("show")["memories"] if m["id"] == row["id"]] == []
     finally:
         tab.context.close()
+
+
+def test_the_index_names_only_the_cards_shown(browser: Any, dense: Served) -> None:
+    tab = _open(browser, dense, "en")
+    try:
+        tab.goto(dense.url + "?q=" + quote("火锅"))
+        hrefs = tab.locator("nav.people a").evaluate_all("a => a.map(x => x.getAttribute('href'))")
+        assert hrefs == ["#p-obj-wang"]  # only 老王's card matches: no link leads nowhere
+        assert tab.locator("#p-obj-wang").count() == 1 and tab.locator("#you").count() == 0
+    finally:
+        tab.context.close()
