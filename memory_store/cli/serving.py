@@ -73,4 +73,6 @@ def serve(name: str, store: Any, args: dict[str, Any]) -> None:
         port=args.get("port"),
         open_browser=not args.get("no_open"),
         subject=args.get("subject_id"),
+        ask=args.get("ask"),
+        memory_id=args.get("memory_id"),
     )

@@ -304,7 +304,7 @@ AS_OF = Option(
 
 
 SUBJECT_NAMES = "a code like obj-a, or exactly one subject's display_label"
-TOOL_SUBJECT = "a code (obj-a) or a display_label"
+TOOL_SUBJECT = "a code or a display_label"
 TOOL_SUBJECT_ROLES = ("the person being discussed",)
 
 

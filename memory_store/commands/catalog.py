@@ -178,8 +178,7 @@ TOOLS: dict[str, Tool] = {
     "open-page": Tool(
         "memory_open_page",
         "打开记忆页面 · Open the memory page",
-        "Open the person's own memory page in their browser: they see, fix and delete "
-        "there themselves.",
+        "Open the person's memory page in their browser: they see, fix, delete and confirm there.",
     ),
     "forget": Tool(
         "memory_forget",

@@ -42,7 +42,28 @@ def check_port(value: Any, name: str = "port") -> int:
     return value
 
 
-SERVE_ONLY = ("port", "no_open", "subject_id")
+SERVE_ONLY = ("port", "no_open", "subject_id", "ask", "memory_id")
+# What the assistant may ask the page to put to the person (page/setup.py: ASKS).
+ASKS = ("enable", "forget", "forget-object", "clear", "revoke", "revoke-delete")
+
+
+def ask_options(tool_help: str | None) -> tuple[Option, Option]:
+    """``ask`` and its ``memory_id``: a request the client could not put to the person,
+    which the page shows first with real counts (``documentation/page.md``)."""
+    return (
+        Option(
+            "ask",
+            "choice",
+            "open at this request the client could not ask: the person answers it there "
+            "(forget needs --memory-id, forget-object --subject-id; revoke-delete is "
+            "revoke --delete)",
+            metavar="REQUEST",
+            choices=ASKS,
+            schema={"enum": list(ASKS)},
+            tool_help=tool_help,
+        ),
+        Option("memory_id", "text", "with ask forget: the memory", metavar="ID", tool_help=None),
+    )
 
 
 def _review(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,7 +97,7 @@ def _review(store: Any, args: dict[str, Any]) -> dict[str, Any] | None:
 def _open_page(store: Any, args: dict[str, Any]) -> dict[str, Any]:
     from ..page.launch import open_page
 
-    return open_page(store, args["subject_id"])
+    return open_page(store, args["subject_id"], args.get("ask"), args.get("memory_id"))
 
 
 def _skill(args: dict[str, Any]) -> dict[str, Any]:
@@ -182,6 +203,7 @@ FAMILY = (
                 "goes to standard error",
             ),
             subject_option("with --serve: open the page at this person"),
+            *ask_options(""),
         ),
         _review,
         (
@@ -193,6 +215,7 @@ FAMILY = (
             ("port", "int", "with `--serve`: the port on 127.0.0.1"),
             ("opened", "bool", "with `--serve`: a browser was started on the page"),
             ("subject_id", "string / null", "with `--serve`: the person the page opens at"),
+            ("ask", "string / null", "with `--serve`: the request the page shows first"),
             ("idle_seconds", "int", "with `--serve`: the server ends after this long unused"),
         ),
         "Works in any consent state (the user's right of access). `--output`: one "
@@ -209,11 +232,15 @@ FAMILY = (
         "open-page",
         "Open the person's memory page in their browser, where they see everything and "
         "correct or delete it themselves.",
-        (subject_option("open the page at this person"),),
+        (
+            subject_option("open the page at this person"),
+            *ask_options("a cannot_ask call, to confirm there"),
+        ),
         _open_page,
         (
             ("opened", "bool", "the page is open in the person's browser"),
             ("subject_id", "string / null", "the person the page opened at"),
+            ("ask", "string / null", "the request the page shows first"),
             ("idle_minutes", "int", "the page closes after this long unused"),
             ("command", "string", "when no browser could be opened: what the person can run"),
         ),

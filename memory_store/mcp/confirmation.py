@@ -18,7 +18,7 @@ from mcp.server.mcpserver import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from ..commands import Command
 from ..errors import MemoryStoreError
@@ -29,7 +29,9 @@ from .results import ok, refusal, run_tool, with_signature
 class Confirm(BaseModel):
     """The form the person sees: one yes/no (flat, as elicitation requires)."""
 
-    confirm: bool = Field(
+    # Strict: a yes is the boolean the form asks for, never a string a host filled in
+    # ("yes", "1"); anything else did not come from the person (documentation/hosts.md).
+    confirm: StrictBool = Field(
         title="确认 · Confirm", description="是 / yes: do it; 否 / no: change nothing"
     )
 
@@ -146,12 +148,20 @@ def cannot_ask(store: Any, command: Command, args: dict[str, Any], language: str
     return ok({"changed": False, "reason": "cannot_ask", "command": line, "page": True}, text)
 
 
+def _is_error(result: Any) -> bool:
+    if isinstance(result, dict):
+        return bool(result.get("isError"))
+    return bool(getattr(result, "is_error", False))
+
+
 def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[str, str]]]) -> Any:
-    """The middleware for a client that answers the question with a JSON-RPC error (it
-    could not show the form): the SDK raises it as the tool call's own error, which tells
-    the model nothing it can act on. The person was not asked, so the call is "cannot
-    ask" (contract §27). ``questions``: each confirmed tool's command and the question
-    its resolver asked in this call."""
+    """The middleware for a client whose answer is no answer: a JSON-RPC error (it could
+    not show the form), an accept without content, or content without the boolean asked
+    (a host that fills in forms on its own). The SDK makes each the tool call's own
+    error, which tells the model nothing it can act on; the person was not asked, so the
+    call is "cannot ask", and they can still say yes on their page
+    (``documentation/hosts.md``). ``questions``: each confirmed tool's command and the
+    question its resolver asked in this call (``answered`` once ``confirmed`` ran)."""
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         params = ctx.params if isinstance(ctx.params, dict) else {}
@@ -165,22 +175,35 @@ def answered_with_an_error(store: Any, questions: dict[str, tuple[Command, dict[
         if "requestState" not in params and "inputResponses" not in params:
             asked.clear()  # a new call, not a retry carrying the answer: nothing asked yet
         try:
-            return await call_next(ctx)
+            result = await call_next(ctx)
         except MCPError:
             if "text" not in asked:  # not the answer to our question: not ours to recast
                 raise
-            args = params.get("arguments")
-            args = args if isinstance(args, dict) else {}
-            result = cannot_ask(store, command, args, asked.get("language", "both"))
-            return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+            return _cannot_ask_wire(store, command, params, asked)
+        if "text" in asked and "answered" not in asked and _is_error(result):
+            # Asked, and the answer never reached ``confirmed``: the SDK refused it.
+            return _cannot_ask_wire(store, command, params, asked)
+        return result
 
     return middleware
+
+
+def _cannot_ask_wire(
+    store: Any, command: Command, params: dict[str, Any], asked: dict[str, str]
+) -> dict[str, Any]:
+    args = params.get("arguments")
+    args = args if isinstance(args, dict) else {}
+    result = cannot_ask(store, command, args, asked.get("language", "both"))
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def confirmed(
     store: Any, command: Command, args: dict[str, Any], answer: Any, asked: dict[str, str]
 ) -> CallToolResult:
-    """Run the command on the person's yes; anything else changes nothing, and says so."""
+    """Run the command on the person's yes; anything else changes nothing, and says so.
+    A decline or a cancel may come from a host that never showed the question, so the
+    result says the person can still confirm on their page (``page: true``)."""
+    asked["answered"] = "yes"
     language = confirmation_text.language_of(args.get("language"))
     match answer:
         case AcceptedElicitation(data=Refused() as r):
@@ -199,4 +222,7 @@ def confirmed(
         case _:  # pragma: no cover - the SDK's union has no other member
             reason = "cancelled"
     text = confirmation_text.nothing_changed(reason, language)
-    return ok({"changed": False, "reason": reason}, text)
+    data: dict[str, Any] = {"changed": False, "reason": reason}
+    if reason in ("declined", "cancelled"):
+        data["page"] = True
+    return ok(data, text)

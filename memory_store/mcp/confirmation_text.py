@@ -119,8 +119,16 @@ def ask(command: str, args: dict[str, Any], facts: dict[str, Any]) -> tuple[str,
 
 NOTHING_CHANGED = {
     "answered_no": ("你选择了不，什么都没有改变。", "You answered no; nothing changed."),
-    "declined": ("你拒绝了，什么都没有改变。", "You declined; nothing changed."),
-    "cancelled": ("已取消，什么都没有改变。", "Cancelled; nothing changed."),
+    "declined": (
+        "你拒绝了，什么都没有改变。如果你并没有看到这个问题，可以在记忆页面上确认。",
+        "You declined; nothing changed. If you were not shown the question, you can "
+        "confirm on your memory page.",
+    ),
+    "cancelled": (
+        "已取消，什么都没有改变。如果你并没有看到这个问题，可以在记忆页面上确认。",
+        "Cancelled; nothing changed. If you were not shown the question, you can confirm "
+        "on your memory page.",
+    ),
     "changed_while_asked": (
         "在你回答时，记忆有了变化，所以什么都没有改变。需要的话请再说一次，我会按最新的数量重新问你。",
         "The memory changed while you were being asked, so nothing changed. Say so again "

@@ -45,7 +45,7 @@ _DROPPED = frozenset(
 )
 _TYPE_OF_KIND = {"flag": "boolean", "int": "integer"}
 # What a confirmed tool's result means is in the server's instructions, once.
-CONFIRMED = " The client asks the person."
+CONFIRMED = " The person confirms."
 LANGUAGE = {"enum": ["zh", "en"]}  # the user's: the question is asked in it
 
 

@@ -36,9 +36,12 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "pause": (),
     "resume": (),
     "export": ("path",),
+    "clear": (),
     "revoke": (),
     "revoke-delete": (),
     "tidy": ("ids",),
+    "enable": (),
+    "dismiss": (),
 }
 # Where a correction typed on the page comes from: the person said it, here (contract §6).
 CORRECTION_SOURCE = "review page"
@@ -113,6 +116,8 @@ def facts(store: MemoryStore, action: str, form: dict[str, str]) -> dict[str, An
         }
     if action == "tidy":
         return tidy_steps(store, _need(form, "ids"))
+    if action == "clear":
+        return store.deletion_preview("clear")
     # revoke, revoke --delete: the whole store (the right to delete runs on any store)
     return store.deletion_preview("revoke", delete=action == "revoke-delete")
 
@@ -151,11 +156,35 @@ def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
 
 
 def _erasure_note(result: dict[str, Any]) -> str:
-    if result.get("erased", True):
-        return ""
-    return " " + say(
-        "另一个程序正打开着记忆文件，字节会在下一次写入时擦除。",
-        "Another program has the memory file open; its bytes are erased with the next write.",
+    """What the erasure's receipt (``data.verified``, ``documentation/privacy.md``) says:
+    the erased text looked for in the store's files and found in none, or still found."""
+    note = ""
+    if not result.get("erased", True):
+        note = " " + say(
+            "另一个程序正打开着记忆文件，字节会在下一次写入时擦除。",
+            "Another program has the memory file open; its bytes are erased with the next write.",
+        )
+    verified = result.get("verified")
+    if not isinstance(verified, dict) or not verified.get("texts"):
+        return note
+    if verified.get("absent"):
+        return (
+            note
+            + " "
+            + say(
+                "已在记忆文件（数据库及其附属文件）中查找被删除的文字：哪里都找不到了。",
+                "The erased text was looked for in the memory's files (the database and its side "
+                "files) and found in none.",
+            )
+        )
+    return (
+        note
+        + " "
+        + say(
+            "被删除的文字仍能在记忆文件中找到（可能有别的程序正打开着它）；关闭那个程序后再删除一次。",
+            "The erased text can still be found in the memory's files (another program may hold "
+            "them open); close it and forget again.",
+        )
     )
 
 
@@ -241,11 +270,21 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
             )
         )
     if action == "revoke-delete":
-        store.revoke(confirm=True, delete=True)
+        result = store.revoke(confirm=True, delete=True)
+        message = say(
+            "已全部删除：记忆、撤销历史和记忆文件都没有了。",
+            "Everything is deleted: the memories, the undo history and the memory files.",
+        )
+        return Done(message + _erasure_note(result))
+    if action == "clear":
+        return _forgotten(store.clear(confirm=True), None)
+    if action == "enable":
+        store.enable(confirm=True)
         return Done(
             say(
-                "已全部删除：记忆、撤销历史和记忆文件都没有了。",
-                "Everything is deleted: the memories, the undo history and the memory files.",
+                "记忆已开启：助手会记下你告诉它的关键信息，你可以在这里查看、改正或删除。",
+                "Memory is on: the assistant keeps the key things you tell it; you see, "
+                "correct and forget them here.",
             )
         )
     raise MemoryStoreError("INVALID_ARGUMENTS", f"no such action: {action}", {})

@@ -54,11 +54,13 @@ class Controls:
         error: bool = False,
         op_id: str | None = None,
         lang: str = "en",
+        paused: bool = False,
     ) -> None:
         self.token = token
         self.idle_minutes = idle_minutes
         self.message, self.error, self.op_id = message, error, op_id
         self.lang = lang
+        self.paused = paused
 
     def t(self, zh: str, en: str) -> str:
         return pick(self.lang, zh, en)
@@ -75,7 +77,7 @@ class Controls:
             acts.append(
                 '<details class="correct"><summary>'
                 f"{self.t('纠正', 'Correct')}</summary>"
-                f'<form method="post" action="/correct">'
+                f'<form method="post" action="correct">'
                 f'<input type="hidden" name="token" value="{e(self.token)}">'
                 f'<input type="hidden" name="memory_id" value="{e(memory_id)}">'
                 f'<input type="text" name="value" value="{e(row.get("value"))}" maxlength="200"'
@@ -85,8 +87,8 @@ class Controls:
             )
         if current and scope in ENDS and row.get("field") not in NEVER_ENDS:
             label = self.t("已不再如此", "No longer true")
-            acts.append(self._form("/end", label, memory_id=memory_id))
-        acts.append(self._form("/forget", self.t("删除", "Forget"), "danger", memory_id=memory_id))
+            acts.append(self._form("end", label, memory_id=memory_id))
+        acts.append(self._form("forget", self.t("删除", "Forget"), "danger", memory_id=memory_id))
         return f'<div class="acts">{"".join(acts)}</div>'
 
     def past(self, row: dict[str, Any], entry: dict[str, Any]) -> str:
@@ -96,9 +98,7 @@ class Controls:
             return ""
         label = self.t("删除这个旧值", "Forget this past value")
         handle = str(entry.get("past_id") or "")
-        button = self._form(
-            "/forget-past", label, "danger", memory_id=row.get("id"), past_id=handle
-        )
+        button = self._form("forget-past", label, "danger", memory_id=row.get("id"), past_id=handle)
         return f'<span class="acts">{button}</span>'
 
     def person(self, subject: str, label: str | None) -> str:
@@ -106,7 +106,7 @@ class Controls:
             text = self.t("删除你自己的全部资料", "Forget your whole profile")
         else:
             text = self.t("忘记这个人的全部内容", "Forget everything about this person")
-        button = self._form("/forget-object", text, "danger", subject_id=subject)
+        button = self._form("forget-object", text, "danger", subject_id=subject)
         return f'<div class="acts forget">{button}</div>'
 
     def tidy(self, finding: dict[str, Any]) -> str:
@@ -114,29 +114,39 @@ class Controls:
         ids = finding.get("ids")
         if finding.get("kind") not in TIDIES or not isinstance(ids, (list, tuple)) or not ids:
             return ""
-        button = self._form("/tidy", self.t("照做", "Do it"), ids=",".join(str(i) for i in ids))
+        button = self._form("tidy", self.t("照做", "Do it"), ids=",".join(str(i) for i in ids))
         return f'<div class="acts">{button}</div>'
 
     def resume(self) -> str:
-        return self._form("/resume", self.t("恢复记忆", "Resume memory"), "primary")
+        return self._form("resume", self.t("恢复记忆", "Resume memory"), "primary")
 
     def undo(self, op_id: Any) -> str:
-        return f'<div class="acts">{self._form("/undo", self.t("撤销", "Undo"), op_id=op_id)}</div>'
+        return f'<div class="acts">{self._form("undo", self.t("撤销", "Undo"), op_id=op_id)}</div>'
 
     def header(self, title: str) -> str:
-        done = self._form("/done", self.t("完成，关闭页面", "Done, close the page"), "primary")
+        """The page's title, the language switch and Done; while paused, first of all, the
+        banner that says so with its Resume button (``documentation/page.md``)."""
+        done = self._form("done", self.t("完成，关闭页面", "Done, close the page"), "primary")
         switch = (
             '<a class="lang" href="?lang=en" hreflang="en" lang="en">English</a>'
             if self.lang == "zh"
             else '<a class="lang" href="?lang=zh" hreflang="zh" lang="zh">中文</a>'
         )
+        paused = ""
+        if self.paused:
+            words = self.t(
+                "记忆已暂停：助手现在不保存也不回忆。",
+                "Memory is paused: the assistant neither saves nor recalls now.",
+            )
+            paused = f'<div class="banner" role="status">{words} {self.resume()}</div>'
         note = ""
         if self.message:
-            undo = self._form("/undo", self.t("撤销这一步", "Undo this"), op_id=self.op_id)
+            undo = self._form("undo", self.t("撤销这一步", "Undo this"), op_id=self.op_id)
             extra = undo if self.op_id else ""
             cls = "banner error" if self.error else "banner"
             note = f'<div class="{cls}" role="status">{self.message}{extra}</div>'
-        return f'<div class="head-row">{title}<div class="line">{switch}{done}</div></div>{note}'
+        head = f'<div class="head-row">{title}<div class="line">{switch}{done}</div></div>'
+        return f"{paused}{head}{note}"
 
     def footer(self) -> str:
         minutes = int(self.idle_minutes)
@@ -148,13 +158,13 @@ class Controls:
 
     def settings(self, state: str) -> str:
         """Pause, export, withdraw consent: the store as a whole. (Resume is the page's first
-        control while paused, in the consent line at the top: documentation/page.md.)"""
+        control while paused, in the banner at the top: documentation/page.md.)"""
         t = self.t
         lines = []
         if state == "enabled":
-            lines.append(self._form("/pause", t("暂停记忆", "Pause memory")))
+            lines.append(self._form("pause", t("暂停记忆", "Pause memory")))
         export = (
-            '<form method="post" action="/export" class="line">'
+            '<form method="post" action="export" class="line">'
             f'<input type="hidden" name="token" value="{e(self.token)}">'
             f'<input type="text" name="path" required placeholder="~/memory-export.json"'
             f' aria-label="{e(t("导出到文件", "Export to a file"))}">'
@@ -163,10 +173,10 @@ class Controls:
         revoke = ""
         if state in ("enabled", "paused"):
             revoke = self._form(
-                "/revoke", t("撤回同意（保留记忆）", "Withdraw consent, keep memories")
+                "revoke", t("撤回同意（保留记忆）", "Withdraw consent, keep memories")
             )
         delete = self._form(
-            "/revoke-delete",
+            "revoke-delete",
             t("撤回同意并删除一切", "Withdraw consent and delete everything"),
             "danger",
         )

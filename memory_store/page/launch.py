@@ -50,12 +50,15 @@ def _failed(message: str) -> MemoryStoreError:
     return MemoryStoreError("INTERNAL_ERROR", message, {})
 
 
-def open_page(store: MemoryStore, subject: str | None) -> dict[str, Any]:
-    """Start the page on ``store`` (at ``subject``) and return once it listens."""
+def open_page(
+    store: MemoryStore, subject: str | None, ask: str | None = None, memory_id: str | None = None
+) -> dict[str, Any]:
+    """Start the page on ``store`` (at ``subject``, or at the request ``ask``) and return
+    once it listens."""
     location = store.location
-    words = ["--data-dir", location.data_dir, "review", "--serve"]
-    if subject is not None:
-        words += ["--subject-id", subject]
+    given = (("--subject-id", subject), ("--ask", ask), ("--memory-id", memory_id))
+    options = [word for flag, value in given if value is not None for word in (flag, value)]
+    words = ["--data-dir", location.data_dir, "review", "--serve", *options]
     proc = subprocess.Popen(
         [sys.executable, "-m", "memory_store", *words],
         stdin=subprocess.DEVNULL,
@@ -90,13 +93,14 @@ def open_page(store: MemoryStore, subject: str | None) -> dict[str, Any]:
         "subject_id": data.get("subject_id"),
         "idle_minutes": max(1, int(data.get("idle_seconds", 900)) // 60),
     }
+    if ask is not None:
+        result["ask"] = data.get("ask")
     if not result["opened"]:
         # No browser here: the page would wait for no one. The person can start it
         # themselves in a terminal, where its address is printed for them.
         proc.terminate()
         proc.wait()
-        args = ["review", "--serve"] + (["--subject-id", subject] if subject else [])
-        result["command"] = location.command(*args)
+        result["command"] = location.command("review", "--serve", *options)
         return result
     # Reaped when it ends, so that a long-lived caller (the MCP server) keeps no zombie.
     threading.Thread(target=proc.wait, daemon=True).start()

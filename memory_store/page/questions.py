@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Asked first: what deletes, and a tidy suggestion (it changes rows the person did not type).
-DESTRUCTIVE = ("forget", "forget-past", "forget-object", "revoke", "revoke-delete", "tidy")
+DESTRUCTIVE = (
+    "forget",
+    "forget-past",
+    "forget-object",
+    "clear",
+    "revoke",
+    "revoke-delete",
+    "tidy",
+)
 FOR_GOOD = ("删除后无法撤销。", "This cannot be undone.")
 
 
@@ -71,6 +79,12 @@ def question(action: str, facts: dict[str, Any]) -> tuple[str, str]:
             f"Forget all {_n(rows, 'memory', 'memories')} about {en_who} for good, and the "
             f"{steps} that mention them? {FOR_GOOD[1]}"
         )
+    elif action == "clear":
+        zh = f"永久删除全部 {rows} 条记忆和 {ops} 个撤销步骤？记忆保持开启。" + FOR_GOOD[0]
+        en = (
+            f"Forget all {_n(rows, 'memory', 'memories')} and the {steps} for good? Memory "
+            f"stays on. {FOR_GOOD[1]}"
+        )
     elif action == "revoke":
         zh = f"撤回同意？已有的 {rows} 条记忆保留，但在你重新同意之前，助手不再读取或写入。"
         en = (
@@ -113,6 +127,7 @@ YES = {
     "forget": ("删除", "Forget it"),
     "forget-past": ("删除这个旧值", "Delete the past value"),
     "forget-object": ("全部删除", "Forget them"),
+    "clear": ("全部删除", "Forget everything"),
     "revoke": ("撤回同意", "Withdraw consent"),
     "revoke-delete": ("全部删除", "Delete everything"),
     "tidy": ("照做", "Do it"),
@@ -124,11 +139,14 @@ def confirmation(
     facts: dict[str, Any],
     fields: dict[str, str],
     token: str,
-    back: str = "/",
+    back: str = "./",
     changed: bool = False,
+    lead: str = "",
 ) -> str:
     """The body of the confirmation step: the question, yes (a POST with ``fields``, the
-    token and the digest of ``facts``) and no (back to the page, nothing changed)."""
+    token and the digest of ``facts``) and no (back to the page, nothing changed).
+    ``lead``: the assistant's request this answers (``doors.requested``); its no is
+    "Not now", a POST that drops the request (``dismiss``) and changes nothing else."""
     zh, en = question(action, facts)
     hidden = {**fields, "token": token, "confirm": "yes", "asked": digest(facts)}
     inputs = "".join(
@@ -145,13 +163,19 @@ def confirmation(
             )
             + "</p>"
         )
+    no = f'<a class="button" href="{e(back)}">{bi("不，保留", "No, keep it")}</a>'
+    if lead:
+        no = (
+            f'<form method="post" action="dismiss"><input type="hidden" name="token" '
+            f'value="{e(token)}"><button type="submit">{bi("现在不", "Not now")}</button></form>'
+        )
+        lead = f'<p class="asked"><strong>{e(lead)}</strong></p>'
     return (
         f'<main><section class="card confirm"><h2>{bi("请确认", "Please confirm")}</h2>{again}'
-        f'<p class="question">{_both(zh, en)}</p>'
-        f'<div class="acts"><form method="post" action="/{e(action)}">{inputs}'
+        f'{lead}<p class="question">{_both(zh, en)}</p>'
+        f'<div class="acts"><form method="post" action="{e(action)}">{inputs}'
         f'<button type="submit" class="danger">{bi(*YES[action])}</button></form>'
-        f'<a class="button" href="{e(back)}">{bi("不，保留", "No, keep it")}</a></div>'
-        "</section></main>"
+        f"{no}</div></section></main>"
     )
 
 

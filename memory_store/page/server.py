@@ -22,7 +22,6 @@ import hmac
 import os
 import secrets
 import socketserver
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +34,7 @@ from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
 from ..review.markup import SPEAKING, STYLE, e
 from ..review.words import LANGS, from_accept_language, pick
-from . import actions, questions
+from . import actions, doors, questions, setup
 from .controls import Controls
 
 TYPE_CHECKING = False
@@ -43,9 +42,6 @@ if TYPE_CHECKING:
     from ..store import MemoryStore
 
 HOST = "127.0.0.1"  # never 0.0.0.0, never an IPv6 wildcard: the person's own machine only
-ENV_IDLE = "MEMORY_STORE_PAGE_IDLE_SECONDS"
-IDLE_DEFAULT = 900
-IDLE_MAX = 86400
 BODY_MAX = 64 * 1024
 KEEP = 64  # outstanding page tokens and notes kept (the oldest go first)
 STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
@@ -67,15 +63,6 @@ HEADERS = (
 FORBIDDEN = b"403 Forbidden\n"
 
 
-def idle_seconds() -> int:
-    """The idle timeout: ``MEMORY_STORE_PAGE_IDLE_SECONDS`` (1-86400), else 15 minutes."""
-    try:
-        value = int(os.environ.get(ENV_IDLE, ""), 10)
-    except ValueError:
-        return IDLE_DEFAULT
-    return value if 1 <= value <= IDLE_MAX else IDLE_DEFAULT
-
-
 class _Kept(OrderedDict[str, Any]):
     """A bounded map: adding past ``KEEP`` drops the oldest entry."""
 
@@ -87,12 +74,23 @@ class _Kept(OrderedDict[str, Any]):
 
 
 class PageState:
-    """One server's secrets, tokens and clock (made anew at each start)."""
+    """One server's secrets, tokens and clock (made anew at each start). ``request``: the
+    assistant's request the page opened at (an action and its form fields), shown first
+    until the person answers it."""
 
-    def __init__(self, store: MemoryStore, idle: int, subject: str | None) -> None:
-        self.store, self.idle, self.subject = store, idle, subject
+    def __init__(
+        self,
+        store: MemoryStore,
+        idle: int,
+        subject: str | None,
+        request: tuple[str, dict[str, str]] | None = None,
+    ) -> None:
+        self.store, self.idle, self.subject, self.request = store, idle, subject, request
         self.key = secrets.token_urlsafe(32)  # in the address opened, exchanged once
         self.session = secrets.token_urlsafe(32)  # the cookie's value
+        # Every address of the page lives under this path, and the cookie is scoped to
+        # it: no other server on 127.0.0.1, whatever its port, is ever sent the cookie.
+        self.base = "/" + secrets.token_urlsafe(16)
         self.spent = False
         self.lang: str | None = None  # chosen on the page (?lang=); else Accept-Language
         self.tokens = _Kept()
@@ -115,10 +113,18 @@ class PageState:
         return self.tokens.add(secrets.token_urlsafe(24), True)
 
     def controls(
-        self, note: tuple[str, bool, str | None] | None = None, lang: str = "en"
+        self,
+        note: tuple[str, bool, str | None] | None = None,
+        lang: str = "en",
+        paused: bool = False,
     ) -> Controls:
         message, error, op_id = note or ("", False, None)
-        return Controls(self.token(), max(1, self.idle // 60), message, error, op_id, lang)
+        idle = max(1, self.idle // 60)
+        return Controls(self.token(), idle, message, error, op_id, lang, paused)
+
+    def reopen(self) -> str:
+        """The command that serves the page again, as the person's shell takes it."""
+        return self.store.location.command("review", "--serve")
 
 
 class _Server(ThreadingHTTPServer):
@@ -174,6 +180,20 @@ class _Handler(BaseHTTPRequestHandler):
     def _forbidden(self) -> None:
         self._send(403, FORBIDDEN, "text/plain; charset=utf-8")
 
+    def _lost(self) -> None:
+        """A request from this computer's own browser without the page's secret (another
+        browser, a bookmark, a restart, a used link): a 403 that says how to get a new
+        link, in the person's language, and nothing of the store."""
+        state = self.server.state
+        lang = doors.language(self.headers.get("Accept-Language"))
+        body = doors.forbidden(lang, state.reopen()).encode("utf-8")
+        self._send(403, body, "text/html; charset=utf-8")
+
+    def _inside(self, path: str) -> str | None:
+        """``path`` within the page (``/``, ``/forget``…), None when not under its secret."""
+        base = self.server.state.base
+        return path[len(base) :] if path.startswith(base + "/") else None
+
     def _html(self, markup: str, status: int = 200) -> None:
         self._send(status, markup.encode("utf-8"), "text/html; charset=utf-8")
 
@@ -209,17 +229,18 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         if not self._from_this_page():
             return self._forbidden()
-        if url.path == "/open":
+        path = self._inside(url.path)
+        if path == "/open":
             return self._exchange(parse_qs(url.query).get("key", [""])[0])
-        if not self._has_cookie():
-            return self._forbidden()
+        if path is None or not self._has_cookie():
+            return self._lost()
         state.last = time.monotonic()
         query = parse_qs(url.query)
         chosen = query.get("lang", [""])[0]
         if chosen in LANGS:  # the person's switch wins over the browser's header from now on
             state.lang = chosen
         SPEAKING.set(self._lang())  # this request's thread speaks the page's one language
-        if url.path != "/":
+        if path != "/":
             return self._send(404, b"", "text/plain; charset=utf-8")
         note = state.notes.get(query.get("note", [""])[0])
         with state.lock:
@@ -237,20 +258,37 @@ class _Handler(BaseHTTPRequestHandler):
         """The address opened carries the key once; it becomes the cookie."""
         state = self.server.state
         if state.spent and self._has_cookie():
-            return self._redirect("/")  # the same browser again (a reload, a second tab)
+            return self._redirect(state.base + "/")  # the same browser again (a reload)
         with state.lock:
             if state.spent or not key or not hmac.compare_digest(key, state.key):
-                return self._forbidden()
+                return self._lost()
             state.spent = True
             state.last = time.monotonic()
-        cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path=/"
-        self._redirect("/" + _place_of(state.subject), (("Set-Cookie", cookie),))
+        cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path={state.base}"
+        self._redirect(state.base + "/" + _place_of(state.subject), (("Set-Cookie", cookie),))
 
     def _page(self, note: tuple[str, bool, str | None] | None, search: str = "") -> str:
+        """Before consent, the page that asks for it; then the assistant's request, if one
+        waits; then the store's page (paused: Resume first), narrowed to ``search``'s rows
+        when it is given."""
         state = self.server.state
         lang = self._lang()
         controls = state.controls(note, lang)
         try:
+            word = state.store.status()["consent_state"]
+            if word in doors.BEFORE_CONSENT:
+                delete = state.store.location.command("revoke", "--delete", "--confirm")
+                asked = state.request is not None and state.request[0] == "enable"
+                return doors.welcome(
+                    lang, controls.token, state.store.data_dir, delete, asked, controls.message
+                )
+            if state.request is not None and state.request[0] != "enable":
+                action, fields = state.request
+                facts = actions.facts(state.store, action, fields)
+                lead = doors.requested(lang, action, facts)
+                body = questions.confirmation(action, facts, fields, controls.token, lead=lead)
+                return document(body, None)
+            controls = state.controls(note, lang, paused=word == "paused")
             snapshot, findings = state.store.review_snapshot()
             found = None
             if search:
@@ -279,18 +317,19 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         # A browser always names the page a form came from; a POST without an Origin
         # did not come from this page.
-        if not self._from_this_page() or "Origin" not in self.headers or not self._has_cookie():
+        if not self._from_this_page() or "Origin" not in self.headers:
             return self._forbidden()
+        path = self._inside(urlsplit(self.path).path)
+        if path is None or not self._has_cookie():
+            return self._lost()
         form = self._form()
         if form is None or state.tokens.pop(form.pop("token", ""), None) is None:
             return self._forbidden()
         state.last = time.monotonic()
         SPEAKING.set(self._lang())  # the question and the note after it, in the page's language
-        action = urlsplit(self.path).path.lstrip("/")
+        action = path.lstrip("/")
         if action == "done":
-            self._html(
-                document(questions.closed(state.store.location.command("review", "--serve")), None)
-            )
+            self._html(document(questions.closed(state.reopen()), None))
             state.done.set()
             return None
         if action not in actions.FIELDS:
@@ -323,6 +362,13 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if set(form) - allowed:
                 raise MemoryStoreError("INVALID_ARGUMENTS", "unexpected form fields", {})
+            before = state.store.status()["consent_state"] in doors.BEFORE_CONSENT
+            if before != (action == "enable") or action == "dismiss":
+                # Before consent the one thing possible is the person's yes; after it,
+                # enable has nothing to do. "Not now" drops the request, nothing else.
+                if action == "dismiss":
+                    state.request = None
+                return self._redirect(state.base + "/")
             if action in questions.DESTRUCTIVE:
                 facts = actions.facts(state.store, action, form)
                 asked = form.get("asked", "")
@@ -331,6 +377,8 @@ class _Handler(BaseHTTPRequestHandler):
                 ):
                     return self._ask(action, facts, form, changed=form.get("confirm") == "yes")
             done = actions.run(state.store, action, form)
+            if state.request is not None and state.request[0] == action:
+                state.request = None  # answered: the page shows the store again
             note: tuple[str, bool, str | None] = (done.message, False, done.op_id)
             subject = done.subject
         except MemoryStoreError as exc:
@@ -338,66 +386,27 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
             note = _problem(INTERNAL)
         key = state.notes.add(secrets.token_urlsafe(12), note)
-        return self._redirect(f"/?note={key}" + _place_of(subject))
+        return self._redirect(f"{state.base}/?note={key}" + _place_of(subject))
 
     def _ask(self, action: str, facts: dict[str, Any], form: dict[str, str], changed: bool) -> None:
         state = self.server.state
         fields = {k: v for k, v in form.items() if k in actions.FIELDS[action]}
-        back = "/" + _place_of(facts.get("subject_id"))
-        body = questions.confirmation(action, facts, fields, state.token(), back, changed)
+        back = "./" + _place_of(facts.get("subject_id"))
+        lead = ""
+        if state.request is not None and state.request[0] == action:
+            lang = doors.language(self.headers.get("Accept-Language"))
+            lead = doors.requested(lang, action, facts)
+        body = questions.confirmation(action, facts, fields, state.token(), back, changed, lead)
         self._html(document(body, None))
 
     def _refuse(self) -> None:
-        if not self._from_this_page() or not self._has_cookie():
+        if not self._from_this_page():
             return self._forbidden()
+        if self._inside(urlsplit(self.path).path) is None or not self._has_cookie():
+            return self._lost()
         return self._send(405, b"", "text/plain; charset=utf-8")
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
-
-
-def _open_browser(url: str) -> bool:
-    """``webbrowser.open`` with this process's stdout pointed away: a browser (or the
-    command in ``BROWSER``) inherits it, and stdout carries the one envelope."""
-    import webbrowser
-
-    graphical = ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")
-    if os.name == "posix" and sys.platform != "darwin" and not any(map(os.environ.get, graphical)):
-        # No desktop to show a page on: webbrowser would fall back to a console browser
-        # (lynx, w3m) on a terminal this process may not have. The address is printed.
-        return False
-    result: list[bool] = []
-
-    def run() -> None:
-        try:
-            result.append(bool(webbrowser.open(url, new=2)))
-        except webbrowser.Error:
-            result.append(False)
-
-    sys.stdout.flush()
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    try:
-        opener = threading.Thread(target=run, daemon=True)
-        opener.start()
-        opener.join(10)  # a browser command that is still running has started
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-    return result[0] if result else True
-
-
-def _subject(store: MemoryStore, given: str | None) -> str | None:
-    """The subject the page opens at: a code, or one subject's display_label."""
-    if given is None:
-        return None
-    try:
-        return str(store.forget_preview(subject_id=given)["subject_id"])  # resolves, reads only
-    except MemoryStoreError as exc:
-        if exc.code != "SUBJECT_NOT_FOUND":
-            raise
-        message = exc.message.replace("nothing was deleted; ", "")
-        raise MemoryStoreError(exc.code, message, exc.details) from None
 
 
 def serve(
@@ -406,13 +415,17 @@ def serve(
     port: int | None = None,
     open_browser: bool = True,
     subject: str | None = None,
+    ask: str | None = None,
+    memory_id: str | None = None,
 ) -> None:
-    """Serve ``store``'s page until done or idle. ``announce(data, address)`` is called once
-    it listens: ``data`` for the envelope, ``address`` (the one with the key) when the
-    person must open it themselves (``open_browser`` false, or no browser could start).
-    A refusal before that (no store, an unknown subject, a port in use) raises."""
-    store.review_snapshot()  # NOT_INITIALIZED, STORE_CORRUPT, …: nothing listens
-    state = PageState(store, idle_seconds(), _subject(store, subject))
+    """Serve ``store``'s page until done or idle, in any consent state. ``announce(data,
+    address)`` is called once it listens: ``data`` for the envelope, ``address`` (the one
+    with the key) when the person must open it themselves (``open_browser`` false, or no
+    browser could start). ``ask``: the assistant's request the page opens at (with
+    ``subject`` or ``memory_id``). A refusal before that (a damaged store, an unknown
+    subject, a port in use) raises."""
+    subject, request = setup.opening(store, subject, ask, memory_id)
+    state = PageState(store, setup.idle_seconds(), subject, request)
     try:
         server = _Server((HOST, port or 0), _Handler)
     except OSError as exc:
@@ -424,14 +437,15 @@ def serve(
     server.state, state.port = state, server.server_port
     threading.Thread(target=server.serve_forever, args=(0.2,), daemon=True).start()
     try:
-        address = f"http://{state.authority}/open?key={state.key}"
-        opened = open_browser and _open_browser(address)
+        address = f"http://{state.authority}{state.base}/open?key={state.key}"
+        opened = open_browser and setup.open_browser(address)
         data = {
             "serving": True,
-            "url": f"http://{state.authority}/",
+            "url": f"http://{state.authority}{state.base}/",
             "port": state.port,
             "opened": opened,
             "subject_id": state.subject,
+            "ask": None if request is None else request[0],
             "idle_seconds": state.idle,
         }
         announce(data, None if opened else address)

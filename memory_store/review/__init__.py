@@ -183,8 +183,9 @@ def _consent(consent: dict[str, Any], page: _Page) -> str:
     note = page.t(note_zh, note_en)
     if "{resume}" in note:
         if page.controls is not None:
-            # The served page's first control is Resume, right here (documentation/page.md).
-            note = page.t(*PAUSED_SERVED) + page.controls.resume()
+            # The served page's first control is Resume, in the banner at the top
+            # (documentation/page.md): this line points at it, not at a terminal.
+            note = page.t(*PAUSED_SERVED)
         else:
             note = note.replace("{resume}", page.cmd("resume"))
     return (
@@ -194,8 +195,8 @@ def _consent(consent: dict[str, Any], page: _Page) -> str:
 
 
 PAUSED_SERVED = (
-    "助手暂时不保存也不回忆。按这里恢复：",
-    "The assistant neither saves nor recalls until you resume it here: ",
+    "助手暂时不保存也不回忆，按页面顶部的“恢复记忆”即可恢复。",
+    "The assistant neither saves nor recalls until you press Resume memory, at the top.",
 )
 
 

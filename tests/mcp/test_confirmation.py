@@ -400,3 +400,38 @@ async def test_a_yes_covers_only_the_subject_it_was_asked_about(
     }
     assert labels == {"obj-a": "小A", "obj-b": "Alexander", "obj-c": "Alex"}
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("content", [{}, None, {"confirm": "yes"}], ids=["empty", "none", "text"])
+async def test_an_accept_without_the_asked_true_is_cannot_ask(
+    store: Any, mode: str, content: Any
+) -> None:
+    """A host that accepts a form on its own (an empty one, or without the boolean asked)
+    did not put the question to the person: nothing changes, no error, and the person
+    can say yes on their page (documentation/hosts.md)."""
+    _populate()
+    before = _state()
+    async with Client(
+        build_server(store), mode=mode, elicitation_callback=answering("accept", content)
+    ) as client:
+        result = await call(client, "memory_forget_object", subject_id="obj-a")
+    assert not result.is_error, result
+    data = data_of(result)
+    assert data["changed"] is False and data["reason"] == "cannot_ask", data
+    assert data["page"] is True and "forget-object obj-a --confirm" in data["command"]
+    assert _state() == before
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_decline_nobody_may_have_said_points_to_the_page(store: Any, mode: str) -> None:
+    _populate()
+    before = _state()
+    async with Client(
+        build_server(store), mode=mode, elicitation_callback=answering("decline")
+    ) as client:
+        result = await call(client, "memory_forget_object", subject_id="obj-a")
+    data = data_of(result)
+    assert data == {"changed": False, "reason": "declined", "page": True}
+    text = result.content[0].text
+    assert "page" in text and _state() == before

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from support import call, data_of, delta, put
+from support import call, data_of, delta, ok, put
 from support.page import Served, login, request
 
 from memory_store.mcp import build_server
@@ -46,8 +46,10 @@ def _opened(log: Path) -> str:
 
 def _page(address: str) -> Served:
     """The running page as the test helpers know it, from the address the browser got."""
-    port = int(re.match(r"http://127\.0\.0\.1:(\d+)/open\?key=", address).group(1))  # type: ignore[union-attr]
-    data = {"port": port, "url": f"http://127.0.0.1:{port}/"}
+    found = re.match(r"http://127\.0\.0\.1:(\d+)(/[\w-]+)/open\?key=", address)
+    assert found is not None, address
+    port = int(found.group(1))
+    data = {"port": port, "url": f"http://127.0.0.1:{port}{found.group(2)}/"}
     return Served(None, data, address)  # type: ignore[arg-type]
 
 
@@ -69,7 +71,7 @@ async def test_the_page_opens_in_the_browser_and_the_result_has_no_key(
     async with Client(build_server(store)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         schema = tools["memory_open_page"].input_schema
-        assert set(schema.get("properties", {})) == {"subject_id"}
+        assert set(schema.get("properties", {})) == {"subject_id", "ask", "memory_id"}
         assert not schema.get("required")
         description = tools["memory_open_page"].description or ""
         assert "--" not in description and "/" not in description and len(description) < 300
@@ -83,7 +85,7 @@ async def test_the_page_opens_in_the_browser_and_the_result_has_no_key(
     assert key not in everything and key not in json.dumps(result.structured_content)
     page = _page(address)
     reply = request(page, "GET", f"/open?key={key}")
-    assert reply.status == 303 and reply.headers["Location"] == "/#p-obj-a"
+    assert reply.status == 303 and reply.headers["Location"] == page.base + "/#p-obj-a"
     cookie = reply.cookies[0].split(";", 1)[0]
     assert "小林" in request(page, "GET", "/", {"Cookie": cookie}).text
     _done(page, cookie)
@@ -125,3 +127,27 @@ async def test_a_second_page_does_not_reuse_the_first_key(
     for address in (first, second):
         page = _page(address)
         _done(page, login(page))
+
+
+async def test_a_request_the_client_could_not_ask_opens_the_page_at_it(
+    store: Any, enabled: Path, browser_log: Path
+) -> None:
+    """cannot_ask, then memory_open_page with the request: the page shows it first with
+    the question's real counts; only the person's click there deletes."""
+    put(
+        delta("object", "obj-a", "display_label", "小林"), delta("object", "obj-a", "job", "设计师")
+    )
+    async with Client(build_server(store)) as client:  # declares no elicitation
+        refused_here = data_of(await call(client, "memory_forget_object", subject_id="小林"))
+        assert refused_here["reason"] == "cannot_ask" and refused_here["page"] is True
+        result = await call(client, "memory_open_page", ask="forget-object", subject_id="小林")
+    data = data_of(result)
+    assert data["opened"] is True and data["ask"] == "forget-object"
+    page = _page(_opened(browser_log))
+    cookie = login(page)
+    text = request(page, "GET", "/", {"Cookie": cookie, "Accept-Language": "en"}).text
+    ops = len(ok("log")["operations"])
+    steps = f"{ops} undo {'step' if ops == 1 else 'steps'}"
+    assert f"Your assistant asked to forget 小林 — 2 memories and {steps}." in text
+    assert len(ok("show", "--subject-id", "obj-a")["memories"]) == 2  # nothing without a click
+    _done(page, cookie)

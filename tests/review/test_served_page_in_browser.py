@@ -94,13 +94,13 @@ def test_the_key_lets_the_browser_in_and_the_page_shows_the_store(tab: Any, serv
 def test_forget_is_asked_with_real_counts_then_gone_from_the_files(
     tab: Any, served: Served, enabled: Path
 ) -> None:
-    _row(tab, MARK).locator("form[action='/forget'] button").click()
+    _row(tab, MARK).locator("form[action='forget'] button").click()
     question = tab.locator("section.confirm .question").inner_text()
     assert MARK in question and "1 undo step" in question and "cannot be undone" in question
     # No, keep it: back on the page, nothing changed.
     tab.locator("section.confirm a.button").click()
     assert MARK in tab.locator("body").inner_text() and find_leaks(enabled, [MARK])
-    _row(tab, MARK).locator("form[action='/forget'] button").click()
+    _row(tab, MARK).locator("form[action='forget'] button").click()
     _confirm(tab)
     assert "Forgotten for good: 1 memory and 1 undo step" in tab.locator(".banner").inner_text()
     assert MARK not in tab.locator("body").inner_text()
@@ -120,7 +120,7 @@ def test_a_correction_on_the_page_is_undone_on_the_page(tab: Any, served: Served
     assert home["value"] == "住在苏州-corrected"
     assert [p["value"] for p in home["past"]] == [OLD]  # a correction is not history
     assert home["source_type"] == "user_explicit"
-    tab.locator(".banner form[action='/undo'] button").click()
+    tab.locator(".banner form[action='undo'] button").click()
     tab.wait_for_load_state()
     assert "Undone" in tab.locator(".banner").inner_text()
     assert _row_of("home")["value"] == NEW
@@ -128,15 +128,15 @@ def test_a_correction_on_the_page_is_undone_on_the_page(tab: Any, served: Served
 
 
 def test_ending_a_fact_and_forgetting_a_past_value_are_undoable(tab: Any, served: Served) -> None:
-    _row(tab, NEW).locator("form[action='/end'] button").click()
+    _row(tab, NEW).locator("form[action='end'] button").click()
     tab.wait_for_load_state()
     home = _row_of("home")
     assert home["ended"] is True and [p["value"] for p in home["past"]] == [OLD, NEW]
-    tab.locator(".banner form[action='/undo'] button").click()
+    tab.locator(".banner form[action='undo'] button").click()
     tab.wait_for_load_state()
     assert _row_of("home")["value"] == NEW
     past = _row(tab, NEW).locator("li", has_text=OLD)
-    past.locator("form[action='/forget-past'] button").click()
+    past.locator("form[action='forget-past'] button").click()
     question = tab.locator("section.confirm .question").inner_text()
     assert OLD in question and "2025-01-01" in question
     _confirm(tab)
@@ -144,7 +144,7 @@ def test_ending_a_fact_and_forgetting_a_past_value_are_undoable(tab: Any, served
     home = _row_of("home")
     assert home["value"] == NEW and home["past"] == []
     assert OLD not in _row(tab, NEW).text_content()
-    tab.locator(".banner form[action='/undo'] button").click()
+    tab.locator(".banner form[action='undo'] button").click()
     tab.wait_for_load_state()
     assert [p["value"] for p in _row_of("home")["past"]] == [OLD]
 
@@ -153,7 +153,7 @@ def test_an_operation_in_the_list_is_undone(tab: Any, served: Served) -> None:
     latest = ok("log")["operations"][0]
     assert NEW in latest["summary"]
     tab.locator("section.ops summary").click()  # the list waits behind its disclosure
-    tab.locator(f"form[action='/undo']:has(input[value='{latest['op_id']}']) button").click()
+    tab.locator(f"form[action='undo']:has(input[value='{latest['op_id']}']) button").click()
     tab.wait_for_load_state()
     assert "Undone" in tab.locator(".banner").inner_text()
     assert _row_of("home")["value"] == OLD
@@ -162,7 +162,7 @@ def test_an_operation_in_the_list_is_undone(tab: Any, served: Served) -> None:
 def test_forget_a_person_counts_their_memories(tab: Any, served: Served, enabled: Path) -> None:
     rows = ok("show", "--subject-id", "obj-b")["count"]
     tab.locator("#p-obj-b details.card-more summary").click()  # the card's own details
-    tab.locator("form[action='/forget-object']:has(input[value='obj-b']) button").click()
+    tab.locator("form[action='forget-object']:has(input[value='obj-b']) button").click()
     question = tab.locator("section.confirm .question").inner_text()
     assert f"Forget all {rows} memories about Alex" in question
     _confirm(tab)
@@ -172,38 +172,49 @@ def test_forget_a_person_counts_their_memories(tab: Any, served: Served, enabled
 
 
 def test_pause_resume_and_export_to_a_named_file(tab: Any, served: Served, tmp_path: Path) -> None:
-    tab.locator("form[action='/pause'] button").click()
+    tab.locator("form[action='pause'] button").click()
     tab.wait_for_load_state()
     assert ok("status")["consent_state"] == "paused"
-    # The page says so, and its first control is Resume, right there; no terminal command.
+    # Paused, the page's first control is Resume, in the banner that says so; the consent
+    # line points at it, not at a terminal command; it is the page's only Resume.
+    assert "paused" in tab.locator("header .banner").first.inner_text()
+    assert tab.locator("button").first.inner_text() == "Resume memory"
     overview = tab.locator("section.overview").inner_text()
-    assert "Paused" in overview and "resume it here" in overview and "memory-store" not in overview
-    assert tab.locator("main button").first.inner_text() == "Resume memory"
-    tab.locator("form[action='/resume'] button").click()
+    assert "Paused" in overview and "press Resume memory, at the top" in overview
+    assert "memory-store" not in overview
+    tab.locator("form[action='resume'] button").click()
     tab.wait_for_load_state()
     assert ok("status")["consent_state"] == "enabled"
     target = tmp_path / "我的记忆.json"
-    tab.locator("form[action='/export'] input[name='path']").fill(str(target))
-    tab.locator("form[action='/export'] button").click()
+    tab.locator("form[action='export'] input[name='path']").fill(str(target))
+    tab.locator("form[action='export'] button").click()
     tab.wait_for_load_state()
     assert str(target) in tab.locator(".banner").inner_text()
     exported = json.loads(target.read_text(encoding="utf-8"))
     assert MARK in {m["value"] for m in exported["memories"]}
     assert target.stat().st_mode & 0o777 == 0o600
     # Never over an existing file: the library's refusal, shown with its code.
-    tab.locator("form[action='/export'] input[name='path']").fill(str(target))
-    tab.locator("form[action='/export'] button").click()
+    tab.locator("form[action='export'] input[name='path']").fill(str(target))
+    tab.locator("form[action='export'] button").click()
     tab.wait_for_load_state()
     assert "INVALID_ARGUMENTS" in tab.locator(".banner.error").inner_text()
 
 
 def test_revoke_keeping_then_deleting(tab: Any, served: Served, enabled: Path) -> None:
     total = ok("status")["counts"]["total"]
-    tab.locator("form[action='/revoke'] button").click()
+    tab.locator("form[action='revoke'] button").click()
     assert f"The {total} memories stay" in tab.locator("section.confirm .question").inner_text()
     _confirm(tab)
     assert ok("status")["consent_state"] == "revoked" and find_leaks(enabled, [MARK])
-    tab.locator("form[action='/revoke-delete'] button").click()
+    # Revoked: the page shows what is kept, where, how to delete it, and only "Turn on
+    # memory" (documentation/page.md); its click is the person's yes again.
+    text = tab.locator("body").inner_text()
+    assert MARK not in text and "revoke --delete --confirm" in text
+    assert tab.locator("button").count() == 1
+    tab.locator("form[action='enable'] button").click()
+    tab.wait_for_load_state()
+    assert ok("status")["consent_state"] == "enabled"
+    tab.locator("form[action='revoke-delete'] button").click()
     assert f"All {total} memories" in tab.locator("section.confirm .question").inner_text()
     _confirm(tab)
     assert "Everything is deleted" in tab.locator("body").inner_text()

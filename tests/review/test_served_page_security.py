@@ -16,10 +16,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import delta, fails, ok, put, raw_files
-from support.page import Served, login, request, serve, start
+from support.page import Served, login, request, serve
 
 MARK = "page-secret-value-秘密"
 
@@ -48,7 +49,8 @@ def _forget(page: Served, memory_id: str, token: str, **headers: str) -> int:
 
 
 def test_the_page_listens_on_127_0_0_1_only(page: Served) -> None:
-    assert page.url == f"http://127.0.0.1:{page.port}/"
+    assert page.url == f"http://127.0.0.1:{page.port}{page.base}/"
+    assert re.fullmatch(r"/[A-Za-z0-9_-]{20,}", page.base), page.base  # made at each start
     assert page.data["opened"] is False and page.data["idle_seconds"] == 900
     # Bound to 127.0.0.1 itself, not a wildcard: the same port on any other address of
     # this machine (another loopback address, IPv6's) refuses the connection.
@@ -58,26 +60,49 @@ def test_the_page_listens_on_127_0_0_1_only(page: Served) -> None:
             assert probe.connect_ex((address, page.port)) != 0, address
 
 
-def test_without_the_secret_every_path_is_a_bare_403(page: Served, enabled: Path) -> None:
+def _lost(reply: Any, english: bool = True) -> None:
+    """The 403 a link that no longer works gets: how to get a new one, nothing stored."""
+    assert reply.status == 403 and not reply.cookies and "Server" not in reply.headers
+    assert MARK.encode() not in reply.body
+    if english:
+        assert "work once, in the browser that opened them" in reply.text
+        assert "ask your assistant to open your memory page" in reply.text
+    else:
+        assert "只能用一次" in reply.text and "请你的助手" in reply.text
+    assert "review --serve" in reply.text  # the command that serves it again
+
+
+def test_without_the_secret_every_path_is_a_403_that_shows_the_way_back(
+    page: Served, enabled: Path
+) -> None:
     before = raw_files(enabled)
-    for method, path in (("GET", "/"), ("GET", "/?note=x"), ("GET", "/nothing"), ("HEAD", "/")):
-        reply = request(page, method, path)
-        assert reply.status == 403, (method, path)
-        assert MARK.encode() not in reply.body and b"memory" not in reply.body.lower()
-        assert "Server" not in reply.headers and not reply.cookies
+    paths = ("/", "/?note=x", "/nothing", "//", "//open", f"//open?key={page.key}", "//x/")
+    for method in ("GET", "HEAD"):
+        for path in paths:
+            reply = request(page, method, path)
+            assert reply.status == 403, (method, path)
+            if method == "GET":
+                _lost(reply)
     for wrong in ("", "x", page.key[:-1] + ("A" if page.key[-1] != "A" else "B")):
-        reply = request(page, "GET", f"/open?key={wrong}")
-        assert reply.status == 403 and not reply.cookies
-    assert request(page, "POST", "/forget", body="memory_id=x&confirm=yes").status == 403
+        _lost(request(page, "GET", f"/open?key={wrong}"))
+    _lost(request(page, "GET", "/", {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}), False)
+    _lost(request(page, "GET", "/", {"Accept-Language": "de-DE, en;q=0.5, zh;q=0.4"}))
+    _lost(request(page, "POST", "/forget", {"Origin": page.origin}, "memory_id=x&confirm=yes"))
+    # Another name for this server (DNS rebinding) or another page's Origin learns nothing.
+    for headers in ({"Host": "localhost:1"}, {"Origin": "http://127.0.0.1:1"}):
+        reply = request(page, "POST", "/forget", headers, "memory_id=x&confirm=yes")
+        assert reply.status == 403 and reply.body == b"403 Forbidden\n"
+    assert request(page, "GET", "/", {"Host": "evil.example"}).body == b"403 Forbidden\n"
     assert raw_files(enabled) == before
 
 
 def test_the_key_becomes_a_strict_httponly_cookie_once(page: Served) -> None:
     reply = request(page, "GET", f"/open?key={page.key}")
-    assert reply.status == 303 and reply.headers["Location"] == "/"
+    assert reply.status == 303 and reply.headers["Location"] == page.base + "/"
     (cookie,) = reply.cookies
     flags = [f.strip() for f in cookie.split(";")]
-    assert "HttpOnly" in flags and "SameSite=Strict" in flags and "Path=/" in flags
+    # Scoped to the page's own path: no other server on 127.0.0.1 is ever sent it.
+    assert "HttpOnly" in flags and "SameSite=Strict" in flags and f"Path={page.base}" in flags
     assert page.key not in cookie
     # The address works once: a second use (a copied link, a history entry) is refused.
     assert request(page, "GET", f"/open?key={page.key}").status == 403
@@ -87,7 +112,8 @@ def test_the_key_becomes_a_strict_httponly_cookie_once(page: Served) -> None:
     assert request(page, "GET", "/", {"Cookie": "memory_page_1=nope"}).status == 403
     # The browser that holds the cookie opening the address again just gets the page.
     again = request(page, "GET", f"/open?key={page.key}", {"Cookie": cookie.split(";")[0]})
-    assert again.status == 303 and again.headers["Location"] == "/" and not again.cookies
+    assert again.status == 303 and again.headers["Location"] == page.base + "/"
+    assert not again.cookies
 
 
 def test_the_policy_allows_no_script_and_nothing_from_elsewhere(page: Served) -> None:
@@ -198,9 +224,6 @@ def test_the_server_ends_when_idle(enabled: Path) -> None:
 
 
 def test_a_refused_start_is_one_envelope(private_store: Path, tmp_path: Path) -> None:
-    proc = start()
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode != 0 and b'"NOT_INITIALIZED"' in out
     ok("enable", "--confirm")
     fails("INVALID_ARGUMENTS", "review", "--serve", "--output", str(tmp_path / "r.html"))
     fails("INVALID_ARGUMENTS", "review", "--port", "8080")
@@ -224,7 +247,7 @@ def test_the_port_asked_for_is_used(enabled: Path) -> None:
         port = probe.getsockname()[1]
     served = serve("--port", str(port))
     try:
-        assert served.port == port and served.url == f"http://127.0.0.1:{port}/"
+        assert served.port == port and served.url == f"http://127.0.0.1:{port}{served.base}/"
     finally:
         served.stop()
 
@@ -268,7 +291,7 @@ def test_without_no_open_the_browser_gets_the_address_and_nothing_prints_it(
     assert data["opened"] is True
     address = log.read_text(encoding="utf-8").strip()
     page = Served(proc, data, address)
-    assert address.startswith(f"http://127.0.0.1:{page.port}/open?key=")
+    assert address.startswith(f"http://127.0.0.1:{page.port}{page.base}/open?key=")
     login(page)  # the key works once: the page is now the browser's alone
     assert request(page, "GET", f"/open?key={page.key}").status == 403
     proc.terminate()

@@ -79,6 +79,8 @@ class Served:
         self.port: int = data["port"]
         self.url: str = data["url"]
         self.key = address.rsplit("key=", 1)[1]
+        # Every address of the page is under a path made at each start (the cookie's).
+        self.base = address.split(f":{self.port}", 1)[1].rsplit("/open?", 1)[0]
         self.authority = f"127.0.0.1:{self.port}"
         self.origin = f"http://{self.authority}"
 
@@ -139,7 +141,10 @@ def request(
     headers: dict[str, str] | None = None,
     body: str | None = None,
 ) -> Reply:
-    """One HTTP request with exactly these headers (``Host`` is this server's unless given)."""
+    """One HTTP request with exactly these headers (``Host`` is this server's unless given).
+    ``path`` is within the page (``/``, ``/forget``…) unless it starts with ``//``: then it
+    is the server's own path, outside the page's secret (``//x`` is ``/x``)."""
+    path = path[1:] if path.startswith("//") else page.base + path
     conn = http.client.HTTPConnection("127.0.0.1", page.port, timeout=30)
     try:
         conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
