@@ -316,10 +316,13 @@ def tidy_steps(store: MemoryStore, ids: str) -> dict[str, Any]:
     return {"deltas": deltas, "steps": steps, "subject_id": subject}
 
 
-def search(store: MemoryStore, query: str, lang: str) -> tuple[tuple[str, list[str]] | None, str]:
+def search(
+    store: MemoryStore, query: str, lang: str, controls: Any
+) -> tuple[str, list[str]] | None:
     """The rows ``query`` matches, by the library's own search (``MemoryStore.search``), as
-    (the query, their ids); or None and why, in ``lang``, where it refuses (search is the
-    assistant's, so it needs memory on: documentation/page.md)."""
+    (the query, their ids); where it refuses, None (everything is shown) and ``controls``
+    say why, in ``lang`` (search is the assistant's, so it needs memory on:
+    documentation/page.md)."""
     try:
         found = store.search(query, limit=policy.SEARCH_LIMIT_MAX)
     except MemoryStoreError as exc:
@@ -331,5 +334,6 @@ def search(store: MemoryStore, query: str, lang: str) -> tuple[tuple[str, list[s
             )
         else:
             why = f'<span class="code">{e(exc.code)}</span> {e(exc.message)}'
-        return None, why
-    return (query, [str(m.get("id")) for m in found.get("memories", [])]), ""
+        controls.message, controls.error = why, True
+        return None
+    return (query, [str(m.get("id")) for m in found.get("memories", [])])

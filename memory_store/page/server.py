@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
 from ..review.markup import SPEAKING, STYLE, e
-from ..review.words import LANGS, from_accept_language, pick
+from ..review.words import pick, speaking
 from . import actions, doors, questions, setup
 from .controls import Controls
 
@@ -236,21 +236,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._lost()
         state.last = time.monotonic()
         query = parse_qs(url.query)
-        chosen = query.get("lang", [""])[0]
-        if chosen in LANGS:  # the person's switch wins over the browser's header from now on
-            state.lang = chosen
-        SPEAKING.set(self._lang())  # this request's thread speaks the page's one language
+        # The person's switch (?lang=) holds from now on; this request's thread speaks it.
+        state.lang = speaking(query.get("lang", [""])[0], state.lang, None)
+        SPEAKING.set(speaking(state.lang, None, self.headers.get("Accept-Language")) or "en")
         if path != "/":
             return self._send(404, b"", "text/plain; charset=utf-8")
         note = state.notes.get(query.get("note", [""])[0])
         with state.lock:
             self._html(self._page(note, query.get("q", [""])[0].strip()))
-
-    def _lang(self) -> str:
-        """The page's one language: the person's switch, else the browser's
-        ``Accept-Language`` (Chinese or English), else English."""
-        chosen = self.server.state.lang
-        return chosen or from_accept_language(self.headers.get("Accept-Language")) or "en"
 
     do_HEAD = do_GET  # noqa: N815 - as GET, without the body
 
@@ -272,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
         waits; then the store's page (paused: Resume first), narrowed to ``search``'s rows
         when it is given."""
         state = self.server.state
-        lang = self._lang()
+        lang = SPEAKING.get() or "en"
         controls = state.controls(note, lang)
         try:
             word = state.store.status()["consent_state"]
@@ -290,11 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return document(body, None)
             controls = state.controls(note, lang, paused=word == "paused")
             snapshot, findings = state.store.review_snapshot()
-            found = None
-            if search:
-                found, refused = actions.search(state.store, search, lang)
-                if refused:
-                    controls.message, controls.error = refused, True
+            found = actions.search(state.store, search, lang, controls) if search else None
             return render_review(snapshot, findings, controls, lang, found)
         except MemoryStoreError as exc:
             return self._problem_page(controls, exc)
@@ -326,7 +315,8 @@ class _Handler(BaseHTTPRequestHandler):
         if form is None or state.tokens.pop(form.pop("token", ""), None) is None:
             return self._forbidden()
         state.last = time.monotonic()
-        SPEAKING.set(self._lang())  # the question and the note after it, in the page's language
+        # The question and the note after it, in the page's language.
+        SPEAKING.set(speaking(state.lang, None, self.headers.get("Accept-Language")) or "en")
         action = path.lstrip("/")
         if action == "done":
             self._html(document(questions.closed(state.reopen()), None))

@@ -175,6 +175,17 @@ def from_accept_language(header: Any) -> str | None:
     return None if best is None else best[2]
 
 
+def speaking(chosen: Any, kept: str | None, accept: Any) -> str | None:
+    """The served page's one language: ``chosen`` on the page (``?lang=``) when it is one,
+    else the one ``kept`` from an earlier choice, else the browser's ``Accept-Language``
+    (None when all three are absent, where a caller wants to keep none)."""
+    if chosen in LANGS:
+        return str(chosen)
+    if kept in LANGS:
+        return kept
+    return from_accept_language(accept) if accept is not None else None
+
+
 def from_locale(environ: Mapping[str, str] | None = None) -> str:
     """The language of this computer's locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the
     first one set, as the C library reads them): Chinese for ``zh…``, else English."""

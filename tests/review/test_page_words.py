@@ -12,6 +12,7 @@ from memory_store.review.words import (
     from_locale,
     month,
     since,
+    speaking,
     until,
 )
 
@@ -71,3 +72,10 @@ def test_the_language_of_the_locale() -> None:
     assert from_locale({"LANG": "zh_CN.UTF-8", "LC_ALL": "C"}) == "en"  # LC_ALL wins
     assert from_locale({"LC_MESSAGES": "zh_TW", "LANG": "en_US.UTF-8"}) == "zh"
     assert from_locale({"LANG": "C.UTF-8"}) == "en" and from_locale({}) == "en"
+
+
+def test_the_served_pages_language_the_switch_then_the_browser() -> None:
+    assert speaking("zh", None, "en-US") == "zh"  # the person's switch
+    assert speaking("<b>", "zh", "en-US") == "zh"  # not a language: the kept choice stays
+    assert speaking(None, None, "zh-CN,zh;q=0.9") == "zh"  # else the browser
+    assert speaking(None, None, "fr-FR") is None and speaking("", None, None) is None
