@@ -11,13 +11,15 @@ to the store any other way.
 
 from __future__ import annotations
 
+import hmac
 import os
+from datetime import datetime, timedelta, timezone
 
 from .. import policy
 from ..errors import MemoryStoreError
 from ..review.markup import Clock, bi, e, labelled_summary, say
 from ..review.words import pick
-from .questions import DESTRUCTIVE
+from .questions import DESTRUCTIVE, row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -27,11 +29,11 @@ if TYPE_CHECKING:
 
 # Each action and the form fields it takes (every other field is refused).
 FIELDS: dict[str, tuple[str, ...]] = {
-    "forget": ("memory_id",),
+    "forget": ("memory_id", "shown"),
     "forget-past": ("memory_id", "past_id"),
     "forget-object": ("subject_id",),
-    "end": ("memory_id",),
-    "correct": ("memory_id", "value"),
+    "end": ("memory_id", "shown"),
+    "correct": ("memory_id", "value", "shown"),
     "undo": ("op_id",),
     "pause": (),
     "resume": (),
@@ -43,8 +45,11 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "enable": (),
     "dismiss": (),
 }
-# Where a correction typed on the page comes from: the person said it, here (contract §6).
+# Where a correction typed on the page comes from when the row named none: the person
+# said it, here (documentation/page.md).
 CORRECTION_SOURCE = "review page"
+# The buttons that act on one row as the page showed it (``shown``, its digest).
+ROW_ACTIONS = ("forget", "end", "correct")
 
 
 class Done:
@@ -63,7 +68,8 @@ def _need(form: dict[str, str], name: str) -> str:
 
 
 def _row(store: MemoryStore, memory_id: str) -> dict[str, Any]:
-    for row in store.show()["memories"]:
+    """The row now, with the offset its time was written in (the page's own data)."""
+    for row in store.review_snapshot()[0]["memories"]:
         if row["id"] == memory_id:
             return dict(row)
     raise MemoryStoreError(
@@ -137,21 +143,83 @@ def _saved(store: MemoryStore, result: dict[str, Any], zh: str, en: str) -> Done
     return Done(message, result.get("op_id"), subject)
 
 
+def changed_since_shown(
+    store: MemoryStore, form: dict[str, str], action: str
+) -> dict[str, Any] | None:
+    """For a button on one row: the row as it is now, when it is no longer the row the
+    page showed (its digest, ``shown``): the assistant wrote meanwhile. None when it is
+    the same (or gone: the call then answers MEMORY_NOT_FOUND), or for other buttons."""
+    if action not in ROW_ACTIONS or (action == "forget" and "shown" not in form):
+        # A forget the assistant asked for (no row drawn) is guarded by the question's
+        # own digest, which holds the value the person reads.
+        return None
+    try:
+        row = _row(store, _need(form, "memory_id"))
+    except MemoryStoreError:
+        return None
+    return None if hmac.compare_digest(form.get("shown", ""), row_digest(row)) else row
+
+
+class Stale(Exception):
+    """A button pressed on a row the store changed since the page was drawn: ``done``
+    is the note that shows the row anew."""
+
+    def __init__(self, done: Done) -> None:
+        super().__init__("the row changed since the page was drawn")
+        self.done = done
+
+
+def check_shown(store: MemoryStore, form: dict[str, str], action: str) -> None:
+    """Raise ``Stale`` when a row button's row is not the one the person saw."""
+    now = changed_since_shown(store, form, action)
+    if now is not None:
+        raise Stale(stale(now))
+
+
+def stale(row: dict[str, Any]) -> Done:
+    """The note for a button pressed on a row the store changed since the page was drawn:
+    nothing written; the page shows the row anew, to be chosen again."""
+    past = row.get("past") or []
+    value = row.get("value") if not row.get("ended") else (past[-1].get("value") if past else "")
+    now = f'<span class="value">{e(value)}</span>'
+    ended = say("（已不再如此）", " (no longer true)") if row.get("ended") else ""
+    message = say(
+        f"在页面打开期间，这条记忆已经变了，现在是：{now}{ended}。什么都没有写入；请看下面最新的样子再选一次。",
+        f"This memory changed while the page was open; it is now {now}{ended}. Nothing was "
+        "written: look at it again below and choose again.",
+    )
+    return Done(message, None, row.get("subject_id"))
+
+
+def _written_time(at: str | None, offset: str | None) -> str | None:
+    """An event time as it was written: the stored UTC instant in its written offset
+    (19:30 +08:00 stays so, not 11:30 UTC)."""
+    if not at or not offset or offset == "Z" or "T" not in at:
+        return at
+    sign = -1 if offset.startswith("-") else 1
+    hours, _, minutes = offset[1:].partition(":")
+    zone = timezone(sign * timedelta(hours=int(hours), minutes=int(minutes or 0)))
+    instant = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    return instant.astimezone(zone).isoformat()
+
+
 def _correction(row: dict[str, Any], value: str) -> dict[str, Any]:
-    """The delta that corrects ``row`` to ``value``: its key, the person's word for it."""
+    """The delta that corrects ``row`` to ``value``: its key and everything else it holds
+    (the event time in its written offset, confidence, the evidence it came from), only
+    the value and its source changed: the person's own word (``user_explicit``)."""
     delta = {
         "scope": row["scope"],
         "subject_id": row["subject_id"],
         "field": row["field"],
         "value": value,
         "source_type": "user_explicit",
-        "source_ref": CORRECTION_SOURCE,
+        "source_ref": row.get("source_ref") or CORRECTION_SOURCE,
         "correction": True,
     }
-    if row["scope"] == "event":
-        delta["occurred_at"] = row["occurred_at"]
-    if row["scope"] == "hypothesis":  # a guess keeps how sure it is; apply requires it
+    if row.get("confidence"):
         delta["confidence"] = row["confidence"]
+    if row["scope"] == "event":
+        delta["occurred_at"] = _written_time(row["occurred_at"], row.get("occurred_offset"))
     return delta
 
 
@@ -235,8 +303,8 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
         return _saved(
             store,
             store.apply(_correction(row, _need(form, "value")), verbose=True),
-            "已纠正",
-            "Corrected",
+            "已纠正（记为你本人的说法）",
+            "Corrected (kept as your own words)",
         )
     if action == "undo":
         result = store.undo(_need(form, "op_id"))

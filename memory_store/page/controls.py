@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..review.markup import e
 from ..review.words import pick
+from .questions import row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class Controls:
     def row(self, row: dict[str, Any]) -> str:
         """Correct, end and forget, as far as the row allows; inside the row's details."""
         memory_id, scope = row.get("id"), row.get("scope")
+        shown = row_digest(row)  # each button acts on this row as shown, or not at all
         current = row.get("value") is not None and not row.get("ended")
         acts = []
         if current and scope in CORRECTS:
@@ -80,6 +82,7 @@ class Controls:
                 f'<form method="post" action="correct">'
                 f'<input type="hidden" name="token" value="{e(self.token)}">'
                 f'<input type="hidden" name="memory_id" value="{e(memory_id)}">'
+                f'<input type="hidden" name="shown" value="{e(shown)}">'
                 f'<input type="text" name="value" value="{e(row.get("value"))}" maxlength="200"'
                 f' required aria-label="{e(self.t("正确的内容", "The right value"))}">'
                 f'<button type="submit" class="primary">{self.t("保存", "Save")}</button></form>'
@@ -87,8 +90,9 @@ class Controls:
             )
         if current and scope in ENDS and row.get("field") not in NEVER_ENDS:
             label = self.t("已不再如此", "No longer true")
-            acts.append(self._form("end", label, memory_id=memory_id))
-        acts.append(self._form("forget", self.t("删除", "Forget"), "danger", memory_id=memory_id))
+            acts.append(self._form("end", label, memory_id=memory_id, shown=shown))
+        forget = self.t("删除", "Forget")
+        acts.append(self._form("forget", forget, "danger", memory_id=memory_id, shown=shown))
         return f'<div class="acts">{"".join(acts)}</div>'
 
     def past(self, row: dict[str, Any], entry: dict[str, Any]) -> str:

@@ -39,6 +39,16 @@ def digest(facts: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def row_digest(row: dict[str, Any]) -> str:
+    """The row as the page showed it (id, value, since, until), as a fingerprint each of
+    its buttons carries: a row the store changed since then is not written over
+    (``documentation/page.md``)."""
+    past = row.get("past") or []
+    until = past[-1].get("until") if row.get("ended") and past else None
+    shown = {"id": row.get("id"), "value": row.get("value"), "since": row.get("since")}
+    return digest({**shown, "until": until})
+
+
 def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 

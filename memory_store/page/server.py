@@ -181,13 +181,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(403, FORBIDDEN, "text/plain; charset=utf-8")
 
     def _lost(self) -> None:
-        """A request from this computer's own browser without the page's secret (another
-        browser, a bookmark, a restart, a used link): a 403 that says how to get a new
-        link, in the person's language, and nothing of the store."""
-        state = self.server.state
+        """No page secret (another browser, a bookmark, a restart, a used link): a 403
+        saying how to get a new link, in the person's language, nothing of the store."""
         lang = doors.language(self.headers.get("Accept-Language"))
-        body = doors.forbidden(lang, state.reopen()).encode("utf-8")
-        self._send(403, body, "text/html; charset=utf-8")
+        body = doors.forbidden(lang, self.server.state.reopen())
+        self._send(403, body.encode("utf-8"), "text/html; charset=utf-8")
 
     def _inside(self, path: str) -> str | None:
         """``path`` within the page (``/``, ``/forget``…), None when not under its secret."""
@@ -356,9 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
             if before != (action == "enable") or action == "dismiss":
                 # Before consent the one thing possible is the person's yes; after it,
                 # enable has nothing to do. "Not now" drops the request, nothing else.
-                if action == "dismiss":
-                    state.request = None
+                state.request = None if action == "dismiss" else state.request
                 return self._redirect(state.base + "/")
+            actions.check_shown(state.store, form, action)  # else nothing is written
             if action in questions.DESTRUCTIVE:
                 facts = actions.facts(state.store, action, form)
                 asked = form.get("asked", "")
@@ -371,6 +369,8 @@ class _Handler(BaseHTTPRequestHandler):
                 state.request = None  # answered: the page shows the store again
             note: tuple[str, bool, str | None] = (done.message, False, done.op_id)
             subject = done.subject
+        except actions.Stale as changed:
+            note, subject = (changed.done.message, True, None), changed.done.subject
         except MemoryStoreError as exc:
             note = _problem(exc)
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback

@@ -153,6 +153,7 @@ SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     ("populated", ["review", "--output", "{page}"], {"path", "count", "people"}),
     # No desktop in the tests: the page is not opened, and the result says what to run.
     ("populated", ["open-page"], {"opened", "subject_id", "idle_minutes", "command"}),
+    ("absent", ["open-page"], {"opened", "subject_id", "idle_minutes", "command"}),
     ("populated", ["doctor"], {"ok", "findings"}),
     ("absent", ["doctor"], {"ok", "findings"}),
     ("absent", ["mcp", "--print-config", "codex"], {"host", "format", "config", "args"}),
@@ -186,8 +187,10 @@ FAILURE_CASES: list[tuple[str, list[str], str]] = [
     ("enabled", ["search", "--query", " "], "INVALID_ARGUMENTS"),
     ("enabled", ["tidy", "--subject-id", " "], "INVALID_ARGUMENTS"),
     ("absent", ["review", "--output", "{page}"], "NOT_INITIALIZED"),
-    ("absent", ["open-page"], "NOT_INITIALIZED"),
-    ("absent", ["review", "--serve", "--no-open"], "NOT_INITIALIZED"),
+    # The page starts in any consent state (documentation/page.md); a request it
+    # cannot show is refused before it listens.
+    ("absent", ["open-page", "--ask", "forget"], "INVALID_ARGUMENTS"),
+    ("absent", ["review", "--serve", "--no-open", "--memory-id", "x"], "INVALID_ARGUMENTS"),
     ("enabled", ["open-page", "--subject-id", "obj-nobody"], "SUBJECT_NOT_FOUND"),
     ("absent", ["doctor", "--no-such-flag"], "INVALID_ARGUMENTS"),
     ("absent", ["mcp", "--print-config", "notepad"], "INVALID_ARGUMENTS"),

@@ -151,3 +151,25 @@ async def test_a_request_the_client_could_not_ask_opens_the_page_at_it(
     assert f"Your assistant asked to forget 小林 — 2 memories and {steps}." in text
     assert len(ok("show", "--subject-id", "obj-a")["memories"]) == 2  # nothing without a click
     _done(page, cookie)
+
+
+async def test_before_consent_the_page_opens_and_its_click_turns_memory_on(
+    store: Any, private_store: Path, browser_log: Path
+) -> None:
+    """memory_enable cannot ask in this client; the page can, in any consent state."""
+    async with Client(build_server(store)) as client:
+        refused_here = data_of(await call(client, "memory_enable"))
+        assert refused_here["reason"] == "cannot_ask" and refused_here["page"] is True
+        data = data_of(await call(client, "memory_open_page", ask="enable"))
+    assert data["opened"] is True and data["ask"] == "enable"
+    assert ok("status")["consent_state"] == "absent"
+    page = _page(_opened(browser_log))
+    cookie = login(page)
+    text = request(page, "GET", "/", {"Cookie": cookie, "Accept-Language": "en"}).text
+    assert "Your assistant asked to turn on memory" in text and text.count("<form") == 1
+    token = re.search(r'name="token" value="([^"]+)"', text)
+    assert token is not None
+    headers = {"Cookie": cookie, "Origin": page.origin}
+    assert request(page, "POST", "/enable", headers, f"token={token.group(1)}").status == 303
+    assert ok("status")["consent_state"] == "enabled"
+    _done(page, cookie)
