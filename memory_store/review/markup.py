@@ -342,6 +342,10 @@ class Clock:
         except (OverflowError, OSError, ValueError):  # year 1 or 9999 shifted past the calendar
             return dt
 
+    def local(self, dt: datetime, zone: timezone | None = None) -> datetime:
+        """``dt`` in ``zone`` (an event's written offset), or in this computer's zone."""
+        return self._local(dt, zone)
+
     def zone(self) -> str:
         return offset_name(self.offset)
 

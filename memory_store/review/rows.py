@@ -38,7 +38,7 @@ def event_day(row: dict[str, Any], page: Any) -> str:
     dt = utc_stamp(stored)
     if dt is None:
         return day(stored, page.lang)
-    local = page.clock._local(dt, zone_of(row.get("occurred_offset")))
+    local = page.clock.local(dt, zone_of(row.get("occurred_offset")))
     return f"{day(local.strftime('%Y-%m-%d'), page.lang)} {local:%H:%M}"
 
 
