@@ -1,13 +1,16 @@
-"""Write documentation/page-1280.png, page-390.png and page-390-confirm.png: the served
-page (``review --serve``) of a realistic store, in headless Chromium driven by Playwright.
+"""Write documentation/page-1280.png, page-1280-zh.png, page-390.png, page-390-zh.png and
+page-390-confirm.png: the served page (``review --serve``) of a realistic store, in
+headless Chromium driven by Playwright, in English and in Chinese (the browser's locale).
 
 The store is the one ``review_screenshot.py`` builds (you, 小林 and Alex, every kind, with
 what time adds), in a throwaway platform default store so the page names no directory of
 this machine. The page is the real ``review --serve --no-open`` process; the browser opens
-its one-time address. 1280 px in the light theme, after a correction (its banner with
-"undo this" at the top); 390 px in the dark theme (``prefers-color-scheme: dark``); and
-the confirmation step of "forget a person" at 390 px. Pictures are trimmed below the page
-and stored with a 256-colour palette. Needs chromium and the test extra.
+its one-time address. 1280 px in the light theme, in English after a correction (its banner
+with "undo this" at the top) and in Chinese with one row's details open; 390 px in English
+in the dark theme (``prefers-color-scheme: dark``) and in Chinese with a row open; and the
+confirmation step of "forget a person" at 390 px. Pictures are trimmed below the page and
+stored with a 256-colour palette. Needs chromium, a CJK font (fonts-noto-cjk or
+fonts-wqy-microhei) and the test extra.
 
     python scripts/page_screenshot.py [--tz POSIX-TZ]
 """
@@ -30,6 +33,7 @@ import review_screenshot as still  # noqa: E402  (the static page's picture: its
 from support import browser, page  # noqa: E402
 
 DOCS = ROOT / "documentation"
+LOCALES = {"en": "en-US", "zh": "zh-CN"}  # the browser's language: the page's Accept-Language
 
 
 def _save(raw: Path, out: Path) -> str:
@@ -48,32 +52,57 @@ def _context(chromium: Any, served: page.Served, cookie: str, **options: Any) ->
     return context
 
 
+def _tab(
+    chromium: Any, served: page.Served, cookie: str, lang: str, width: int, **options: Any
+) -> Any:
+    viewport = {"width": width, "height": 900 if width > 500 else 844}
+    context = _context(chromium, served, cookie, viewport=viewport, locale=LOCALES[lang], **options)
+    tab = context.new_page()
+    tab.goto(served.url)
+    return tab
+
+
+def _open_row(tab: Any, text: str) -> Any:
+    row = tab.locator("li.row", has_text=text).first
+    row.locator("summary.line").click()
+    return row
+
+
 def _shots(chromium: Any, served: page.Served, tmp: Path) -> list[str]:
     cookie = page.login(served)
-    light = _context(chromium, served, cookie, viewport={"width": 1280, "height": 900})
-    tab = light.new_page()
-    tab.goto(served.url)
-    row = tab.locator("tr", has_text="在杭州做平面设计").first
+    done = []
+    # 1280, English, light: after a correction (its banner with "undo this" at the top).
+    tab = _tab(chromium, served, cookie, "en", 1280)
+    row = _open_row(tab, "在杭州做平面设计")
     row.locator("details.correct summary").click()
     row.locator("details.correct input[name='value']").fill("在杭州做品牌设计")
     row.locator("details.correct button").click()
     tab.wait_for_load_state()
-    tab.screenshot(path=str(tmp / "1280.png"), full_page=True)
-    light.close()
-    done = [_save(tmp / "1280.png", DOCS / "page-1280.png")]
-    small = {"width": 390, "height": 844}
-    dark = _context(chromium, served, cookie, viewport=small, color_scheme="dark")
-    tab = dark.new_page()
-    tab.goto(served.url)
+    done.append(_shot(tab, tmp, "page-1280.png"))
+    # 1280, Chinese, light: one row's details open (source, exact times, its id, past values).
+    tab = _tab(chromium, served, cookie, "zh", 1280)
+    _open_row(tab, "杭州")
+    done.append(_shot(tab, tmp, "page-1280-zh.png"))
+    # 390, English, dark; 390, Chinese, light with a row opened.
+    tab = _tab(chromium, served, cookie, "en", 390, color_scheme="dark")
     assert tab.evaluate("document.documentElement.scrollWidth") <= 390
-    tab.screenshot(path=str(tmp / "390.png"), full_page=True)
-    done.append(_save(tmp / "390.png", DOCS / "page-390.png"))
-    tab.locator("form[action='/forget-object']:has(input[value='obj-a']) button").click()
+    done.append(_shot(tab, tmp, "page-390.png", close=False))
+    tab.locator("#p-obj-a details.card-more summary").click()
+    tab.locator("form[action='forget-object']:has(input[value='obj-a']) button").click()
     tab.wait_for_load_state()
-    tab.screenshot(path=str(tmp / "390-confirm.png"), full_page=True)
-    dark.close()
-    done.append(_save(tmp / "390-confirm.png", DOCS / "page-390-confirm.png"))
+    done.append(_shot(tab, tmp, "page-390-confirm.png"))
+    tab = _tab(chromium, served, cookie, "zh", 390)
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+    _open_row(tab, "杭州")
+    done.append(_shot(tab, tmp, "page-390-zh.png"))
     return done
+
+
+def _shot(tab: Any, tmp: Path, name: str, close: bool = True) -> str:
+    tab.screenshot(path=str(tmp / name), full_page=True)
+    if close:
+        tab.context.close()
+    return _save(tmp / name, DOCS / name)
 
 
 def main() -> int:

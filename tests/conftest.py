@@ -37,6 +37,11 @@ def private_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", os.pathsep.join([bin_dir, os.environ.get("PATH", "")]))
     monkeypatch.delenv("MEMORY_STORE_BUSY_TIMEOUT_MS", raising=False)
+    # The review page speaks the locale's language (documentation/review.md): English here,
+    # whatever the developer's own locale; a test of the Chinese page sets LANG itself.
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
     # No test opens the developer's own browser: the served page sees no desktop.
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER", "MEMORY_STORE_PAGE_IDLE_SECONDS"):
         monkeypatch.delenv(name, raising=False)

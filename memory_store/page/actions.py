@@ -15,8 +15,10 @@ import hmac
 import os
 from datetime import datetime, timedelta, timezone
 
+from .. import policy
 from ..errors import MemoryStoreError
 from ..review.markup import Clock, bi, e, labelled_summary, say
+from ..review.words import pick
 from .questions import DESTRUCTIVE, row_digest
 
 TYPE_CHECKING = False  # typing costs a few ms to import
@@ -39,6 +41,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "clear": (),
     "revoke": (),
     "revoke-delete": (),
+    "tidy": ("ids",),
     "enable": (),
     "dismiss": (),
 }
@@ -117,6 +120,8 @@ def facts(store: MemoryStore, action: str, form: dict[str, str]) -> dict[str, An
             "since": entry.get("since"),
             "until": entry.get("until"),
         }
+    if action == "tidy":
+        return tidy_steps(store, _need(form, "ids"))
     if action == "clear":
         return store.deletion_preview("clear")
     # revoke, revoke --delete: the whole store (the right to delete runs on any store)
@@ -320,6 +325,10 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
         return Done(say("记忆已恢复。", "Memory resumed."))
     if action == "export":
         return _export(store, _need(form, "path"))
+    if action == "tidy":
+        steps = tidy_steps(store, _need(form, "ids"))
+        result = store.apply({"deltas": steps["deltas"]}, verbose=True)
+        return _saved(store, result, "已照建议整理", "Tidied as suggested")
     if action == "revoke":
         store.revoke(confirm=True)
         return Done(
@@ -347,3 +356,52 @@ def run(store: MemoryStore, action: str, form: dict[str, str]) -> Done:
             )
         )
     raise MemoryStoreError("INVALID_ARGUMENTS", f"no such action: {action}", {})
+
+
+def tidy_steps(store: MemoryStore, ids: str) -> dict[str, Any]:
+    """Tidy's proposed steps for the rows one suggestion names (``ids``, comma-separated),
+    as ``tidy`` proposes them now: the deltas to apply, and each step's row in words
+    (what it does, the field, the value, as of when) for the question."""
+    wanted = {i for i in ids.split(",") if i}
+    proposal = store.tidy().get("proposal") or {}
+    deltas = [d for d in proposal.get("deltas") or [] if d.get("id") in wanted]
+    if not deltas:
+        raise MemoryStoreError(
+            "INVALID_ARGUMENTS", "tidy no longer suggests a change to these rows", {"ids": ids}
+        )
+    steps = []
+    for delta in deltas:
+        row = _row(store, str(delta["id"]))
+        steps.append(
+            {
+                "action": delta.get("action"),
+                "field": row.get("field"),
+                "value": row.get("value"),
+                "as_of": delta.get("occurred_at"),
+            }
+        )
+    subject = str(_row(store, str(deltas[0]["id"])).get("subject_id"))
+    return {"deltas": deltas, "steps": steps, "subject_id": subject}
+
+
+def search(
+    store: MemoryStore, query: str, lang: str, controls: Any
+) -> tuple[str, list[str]] | None:
+    """The rows ``query`` matches, by the library's own search (``MemoryStore.search``), as
+    (the query, their ids); where it refuses, None (everything is shown) and ``controls``
+    say why, in ``lang`` (search is the assistant's, so it needs memory on:
+    documentation/page.md)."""
+    try:
+        found = store.search(query, limit=policy.SEARCH_LIMIT_MAX)
+    except MemoryStoreError as exc:
+        if exc.code in ("CONSENT_REQUIRED", "MEMORY_PAUSED"):
+            why = pick(
+                lang,
+                "搜索只在记忆开启时可用；下面是全部内容。",
+                "Search works while memory is on; everything is shown below.",
+            )
+        else:
+            why = f'<span class="code">{e(exc.code)}</span> {e(exc.message)}'
+        controls.message, controls.error = why, True
+        return None
+    return (query, [str(m.get("id")) for m in found.get("memories", [])])

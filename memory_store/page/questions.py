@@ -13,13 +13,23 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..review.markup import bi, e, say
+from ..review.markup import SPEAKING, bi, e, say
+from ..review.words import field_name
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
     from typing import Any
 
-DESTRUCTIVE = ("forget", "forget-past", "forget-object", "clear", "revoke", "revoke-delete")
+# Asked first: what deletes, and a tidy suggestion (it changes rows the person did not type).
+DESTRUCTIVE = (
+    "forget",
+    "forget-past",
+    "forget-object",
+    "clear",
+    "revoke",
+    "revoke-delete",
+    "tidy",
+)
 FOR_GOOD = ("删除后无法撤销。", "This cannot be undone.")
 
 
@@ -98,8 +108,28 @@ def question(action: str, facts: dict[str, Any]) -> tuple[str, str]:
             f"Withdraw consent and delete everything? All {_n(rows, 'memory', 'memories')}, the "
             f"{steps} and the memory files go for good. {FOR_GOOD[1]}"
         )
+    elif action == "tidy":
+        zh, en = _tidy(facts)
     else:
         raise ValueError(action)
+    return zh, en
+
+
+def _tidy(facts: dict[str, Any]) -> tuple[str, str]:
+    """Tidy's steps for one suggestion, in words: "end “…” (job) as of 2026-03-10"."""
+    zh_parts, en_parts = [], []
+    for step in facts.get("steps") or []:
+        value = _quote(step.get("value"), 60)
+        names = (field_name(step.get("field"), "zh"), field_name(step.get("field"), "en"))
+        if step.get("action") == "end":
+            when = e(step.get("as_of") or "")
+            zh_parts.append(f"把“{value}”（{e(names[0])}）记为截至 {when} 不再如此，保留为旧值")
+            en_parts.append(f"end “{value}” ({e(names[1])}) as of {when}, kept as a past value")
+        else:
+            zh_parts.append(f"删除推测“{value}”（{e(names[0])}）")
+            en_parts.append(f"delete the guess “{value}” ({e(names[1])})")
+    zh = "照这条建议整理？" + "；".join(zh_parts) + "。这一步可以撤销。"
+    en = "Apply this suggestion: " + "; ".join(en_parts) + "? You can undo this step."
     return zh, en
 
 
@@ -110,6 +140,7 @@ YES = {
     "clear": ("全部删除", "Forget everything"),
     "revoke": ("撤回同意", "Withdraw consent"),
     "revoke-delete": ("全部删除", "Delete everything"),
+    "tidy": ("照做", "Do it"),
 }
 
 
@@ -151,11 +182,19 @@ def confirmation(
         lead = f'<p class="asked"><strong>{e(lead)}</strong></p>'
     return (
         f'<main><section class="card confirm"><h2>{bi("请确认", "Please confirm")}</h2>{again}'
-        f'{lead}<p class="question">{zh}<br><span lang="en">{en}</span></p>'
+        f'{lead}<p class="question">{_both(zh, en)}</p>'
         f'<div class="acts"><form method="post" action="{e(action)}">{inputs}'
         f'<button type="submit" class="danger">{bi(*YES[action])}</button></form>'
         f"{no}</div></section></main>"
     )
+
+
+def _both(zh: str, en: str) -> str:
+    """The question in the page's language (``SPEAKING``), or in both, one under the other."""
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
+    return f'{zh}<br><span lang="en">{en}</span>'
 
 
 def closed(reopen: str) -> str:

@@ -32,7 +32,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
-from ..review.markup import STYLE, bi, e
+from ..review.markup import SPEAKING, STYLE, e
+from ..review.words import pick, speaking
 from . import actions, doors, questions, setup
 from .controls import Controls
 
@@ -91,6 +92,7 @@ class PageState:
         # it: no other server on 127.0.0.1, whatever its port, is ever sent the cookie.
         self.base = "/" + secrets.token_urlsafe(16)
         self.spent = False
+        self.lang: str | None = None  # chosen on the page (?lang=); else Accept-Language
         self.tokens = _Kept()
         self.notes = _Kept()
         self.port = 0
@@ -111,10 +113,14 @@ class PageState:
         return self.tokens.add(secrets.token_urlsafe(24), True)
 
     def controls(
-        self, note: tuple[str, bool, str | None] | None = None, paused: bool = False
+        self,
+        note: tuple[str, bool, str | None] | None = None,
+        lang: str = "en",
+        paused: bool = False,
     ) -> Controls:
         message, error, op_id = note or ("", False, None)
-        return Controls(self.token(), max(1, self.idle // 60), message, error, op_id, paused)
+        idle = max(1, self.idle // 60)
+        return Controls(self.token(), idle, message, error, op_id, lang, paused)
 
     def reopen(self) -> str:
         """The command that serves the page again, as the person's shell takes it."""
@@ -227,11 +233,15 @@ class _Handler(BaseHTTPRequestHandler):
         if path is None or not self._has_cookie():
             return self._lost()
         state.last = time.monotonic()
+        query = parse_qs(url.query)
+        # The person's switch (?lang=) holds from now on; this request's thread speaks it.
+        state.lang = speaking(query.get("lang", [""])[0], state.lang, None)
+        SPEAKING.set(speaking(state.lang, None, self.headers.get("Accept-Language")) or "en")
         if path != "/":
             return self._send(404, b"", "text/plain; charset=utf-8")
-        note = state.notes.get(parse_qs(url.query).get("note", [""])[0])
+        note = state.notes.get(query.get("note", [""])[0])
         with state.lock:
-            self._html(self._page(note))
+            self._html(self._page(note, query.get("q", [""])[0].strip()))
 
     do_HEAD = do_GET  # noqa: N815 - as GET, without the body
 
@@ -248,14 +258,15 @@ class _Handler(BaseHTTPRequestHandler):
         cookie = f"{state.cookie}={state.session}; HttpOnly; SameSite=Strict; Path={state.base}"
         self._redirect(state.base + "/" + _place_of(state.subject), (("Set-Cookie", cookie),))
 
-    def _page(self, note: tuple[str, bool, str | None] | None) -> str:
+    def _page(self, note: tuple[str, bool, str | None] | None, search: str = "") -> str:
         """Before consent, the page that asks for it; then the assistant's request, if one
-        waits; then the store's page (paused: Resume first)."""
+        waits; then the store's page (paused: Resume first), narrowed to ``search``'s rows
+        when it is given."""
         state = self.server.state
-        controls = state.controls(note)
+        lang = SPEAKING.get() or "en"
+        controls = state.controls(note, lang)
         try:
             word = state.store.status()["consent_state"]
-            lang = doors.language(self.headers.get("Accept-Language"))
             if word in doors.BEFORE_CONSENT:
                 delete = state.store.location.command("revoke", "--delete", "--confirm")
                 asked = state.request is not None and state.request[0] == "enable"
@@ -268,21 +279,23 @@ class _Handler(BaseHTTPRequestHandler):
                 lead = doors.requested(lang, action, facts)
                 body = questions.confirmation(action, facts, fields, controls.token, lead=lead)
                 return document(body, None)
-            controls = state.controls(note, paused=word == "paused")
+            controls = state.controls(note, lang, paused=word == "paused")
             snapshot, findings = state.store.review_snapshot()
-            return render_review(snapshot, findings, controls)
+            found = actions.search(state.store, search, lang, controls) if search else None
+            return render_review(snapshot, findings, controls, lang, found)
         except MemoryStoreError as exc:
             return self._problem_page(controls, exc)
         except Exception:  # noqa: BLE001 - the page shows a code, never a traceback
             return self._problem_page(controls, INTERNAL)
 
     def _problem_page(self, controls: Controls, exc: MemoryStoreError) -> str:
-        title = f"<div><h1>{bi('助手记得什么', 'What the assistant remembers')}</h1></div>"
+        title = f"<div><h1>{pick(controls.lang, '助手记得什么', 'What the assistant remembers')}</h1></div>"
         message = _problem(exc)[0]
         return document(
             f'<header>{controls.header(title)}</header><main><section class="card">'
             f'<p class="banner error">{message}</p></section></main>',
             None,
+            controls.lang,
         )
 
     # ------------------------------------------------------------ POST
@@ -300,6 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
         if form is None or state.tokens.pop(form.pop("token", ""), None) is None:
             return self._forbidden()
         state.last = time.monotonic()
+        # The question and the note after it, in the page's language.
+        SPEAKING.set(speaking(state.lang, None, self.headers.get("Accept-Language")) or "en")
         action = path.lstrip("/")
         if action == "done":
             self._html(document(questions.closed(state.reopen()), None))

@@ -8,6 +8,7 @@ here reads the store; every stored string that reaches markup goes through
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
 from html import escape
 
@@ -15,7 +16,7 @@ TYPE_CHECKING = False  # typing costs a few ms to import; the CLI's start-up can
 if TYPE_CHECKING:
     from typing import Any
 
-# (Chinese, English) pairs: the reader may read either, so both are always shown.
+# (Chinese, English) pairs: the page shows the one of its language (``words.pick``).
 KIND_TITLES = {
     "user": ("你的资料", "Your profile"),
     "object": ("资料", "Facts"),
@@ -119,9 +120,6 @@ h3 { font-size: 15px; font-weight: 600; margin: 22px 0 2px; color: var(--accent)
 .caps .full { border-color: var(--full-line); color: var(--guess); background: var(--guess-bg); }
 .count { font-variant-numeric: tabular-nums; color: var(--ink); }
 table { width: 100%; border-collapse: collapse; font-size: 14px; }
-table.facts { table-layout: fixed; }
-.facts thead th:nth-child(1) { width: 19%; } .facts thead th:nth-child(3) { width: 31%; }
-.facts thead th:nth-child(4) { width: 15%; }
 .ops thead th:nth-child(1) { width: 19%; } .ops thead th:nth-child(2) { width: 16%; }
 .ops .cmd { margin-top: 4px; }
 .meta > span { white-space: nowrap; }
@@ -134,19 +132,6 @@ td.meta > span { display: block; white-space: normal; }
 td.meta > span + span::before { content: none; }
 td.id, .id { font-size: 12.5px; color: var(--id); }
 td.id code, code.id { overflow-wrap: anywhere; }
-.timeline { list-style: none; margin: 6px 0 0; padding: 0 0 0 18px; border-left: 2px solid var(--accent-bg); }
-.timeline li { position: relative; padding: 4px 0 12px 12px; break-inside: avoid; }
-.timeline li::before { content: ""; position: absolute; left: -25px; top: 11px; width: 10px; height: 10px;
-  border-radius: 50%; background: var(--card); border: 2px solid var(--accent); }
-.timeline .date { font-weight: 600; font-variant-numeric: tabular-nums; margin-right: 10px; }
-.timeline .meta, .guess .meta { font-size: 12.5px; margin: 2px 0 0; }
-.guesses { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(360px, 100%), 1fr));
-  gap: 12px; }
-.guess { background: var(--guess-bg); border: 1px dashed var(--guess-line); border-radius: 10px;
-  padding: 12px 14px; break-inside: avoid; min-width: 0; }
-.guess .badge { display: inline-block; font-size: 12px; font-weight: 600; color: var(--guess);
-  border: 1px solid var(--guess-line); border-radius: 999px; padding: 0 9px; margin-right: 6px; }
-.guess .value { margin: 6px 0 4px; font-style: italic; }
 .evidence { font-size: 13px; margin: 0; }
 .forget { margin: 16px 0 0; font-size: 13.5px; color: var(--soft); }
 .cmd { display: inline-block; max-width: 100%; background: var(--code-bg); border-radius: 6px;
@@ -162,10 +147,8 @@ td.id code, code.id { overflow-wrap: anywhere; }
   padding: 0 9px; margin-right: 6px; }
 .ended-mark { color: var(--warn); border: 1px solid var(--warn-line); background: var(--warn-bg); }
 .milestone { color: var(--accent); border: 1px solid var(--accent-line); background: var(--accent-bg); }
-tr.ended th, tr.ended .now { color: var(--soft); }
-.timeline li.pinned::before { background: var(--accent); }
 .findings { list-style: none; margin: 8px 0 0; padding: 0; }
-.findings li { border-top: 1px solid var(--line); padding: 8px 0; }
+.findings li { border-top: 1px solid var(--line); padding: 4px 0; }
 .findings .kind { font-weight: 600; margin-right: 8px; }
 .findings .meta { margin: 2px 0 0; font-size: 12.5px; }
 .who { border-bottom: 1px dotted var(--dot); }
@@ -198,38 +181,76 @@ details.correct form { display: flex; flex-wrap: wrap; gap: 6px; margin: 6px 0 0
 .confirm .acts { gap: 10px; }
 a.button { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
   color: var(--ink); text-decoration: none; font-size: 13px; }
+.head-row .line { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
 .head-row { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px 16px;
   align-items: flex-start; }
 .controls form { margin: 8px 0; }
 .controls .line { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.cards { columns: 2 480px; column-gap: 16px; }
+.cards .card { margin: 8px 0; break-inside: avoid; display: inline-block; width: 100%; }
+.index { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; justify-content: space-between;
+  margin: 12px 0 0; }
+.people { display: flex; flex-wrap: wrap; gap: 2px 14px; }
+.people a { margin: 0; }
+form.search { display: flex; gap: 6px; flex: 1 1 240px; max-width: 420px; }
+form.search input { flex: 1 1 auto; min-width: 0; max-width: none; }
+.found { margin: 8px 0 0; }
+.lang { font-size: 13px; color: var(--accent); }
+.quiet { font-size: 15px; color: var(--soft); font-weight: 500; }
+.overview .consent { margin: 4px 0 0; }
+.overview .stats { margin-top: 6px; }
+.rows { list-style: none; margin: 0; padding: 0; }
+.row { border-top: 1px solid var(--line); }
+.row:first-child { border-top: 0; }
+summary.line { display: flex; flex-wrap: wrap; gap: 0 10px; align-items: baseline; padding: 3px 16px 3px 0;
+  line-height: 1.5;
+  cursor: pointer; list-style: none; position: relative; }
+summary.line::-webkit-details-marker { display: none; }
+summary.line::after { content: "›"; color: var(--dot); position: absolute; right: 2px; top: 4px; }
+details[open] > summary.line::after { content: "⌄"; }
+.line .what { flex: 0 0 auto; min-width: 7.5em; color: var(--soft); font-size: 13.5px; }
+.line .value { flex: 1 1 12em; min-width: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.line .when { flex: 0 1 auto; margin-left: auto; color: var(--soft); font-size: 12.5px;
+  font-variant-numeric: tabular-nums; }
+.row.ended .line .value { color: var(--soft); text-decoration: line-through; }
+.row.hypothesis .line .value { font-style: italic; color: var(--guess); }
+.more { padding: 2px 0 10px 12px; border-left: 2px solid var(--line); margin: 0 0 6px 2px; font-size: 13px; }
+.more .meta { margin: 2px 0; font-size: 12.5px; }
+.kind h3 { margin: 12px 0 2px; font-size: 13px; }
+.kind .note, .you > .note { font-size: 12.5px; margin: 0 0 2px; }
+.card-more { margin: 8px 0 0; font-size: 12.5px; color: var(--soft); }
+.card-more summary { cursor: pointer; }
+.card.person { padding: 12px 20px; }
+.card.person h2 + .kind h3, .card.person h2 + .note { margin-top: 4px; }
+.card.person h2 { font-size: 19px; }
+.ops summary, .how summary { cursor: pointer; }
+.ops summary h2 { display: inline; }
 @media (max-width: 640px) {
   body { padding: 18px 10px 32px; font-size: 14.5px; }
   h1 { font-size: 22px; }
   .card { padding: 14px 14px; border-radius: 10px; }
   .stats div { min-width: 120px; }
-  table.facts, .facts tbody, .facts tr, .facts th, .facts td,
   table.ops, .ops tbody, .ops tr, .ops td { display: block; width: auto; }
-  .facts thead, .ops thead { display: none; }
-  .facts tr, .ops tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
-  .facts th, .facts td, .ops td { border: 0; padding: 2px 0; }
-  td.id::before { content: "ID "; color: var(--soft); }
+  .ops thead { display: none; }
+  .ops tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
+  .ops td { border: 0; padding: 2px 0; }
   .meta > span { white-space: normal; }
   .history .span { white-space: normal; }
-  .timeline { padding-left: 14px; }
-  .timeline li { padding-left: 8px; }
-  .timeline li::before { left: -21px; }
+  .cards { columns: auto; }
+  .line .what { min-width: 0; font-size: 12.5px; order: 1; }
+  .line .when { order: 2; }
+  .line .value { order: 3; flex-basis: 100%; }
+  .index { padding: 6px 0; }
 }
 @media print {
   html, body { background: #fff; color: #000; }
   body { max-width: none; padding: 0; font-size: 11pt; }
   .card { box-shadow: none; border-color: #bbb; padding: 12px 0 0; border-width: 1px 0 0; border-radius: 0; }
-  .guess { background: #fff; }
-  .timeline { margin-left: 8px; }
   td.id, .id { font-size: 8pt; }
   .people a { color: inherit; }
-  tr, .guess, .timeline li { break-inside: avoid; }
+  tr, .row { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
-  form, details.correct, .controls, .banner { display: none; }
+  form, details.correct, .controls, .banner, .search { display: none; }
   @page { margin: 16mm 14mm; }
 }
 """
@@ -239,11 +260,23 @@ def e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+# The language the served page speaks in this request ("zh" or "en"), set by its server
+# for the thread that answers it: the page's own words (its buttons' notes, its questions)
+# are then in that one language (documentation/page.md). None: both, as a fallback.
+SPEAKING: ContextVar[str | None] = ContextVar("speaking", default=None)
+
+
 def bi(zh: str, en: str) -> str:
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
     return f'{zh} · <span lang="en">{en}</span>'
 
 
 def say(zh: str, en: str) -> str:
+    lang = SPEAKING.get()
+    if lang is not None:
+        return zh if lang == "zh" else en
     # Sentences end with their own punctuation, so they need no separator.
     return f'{zh} <span lang="en">{en}</span>'
 
@@ -310,6 +343,10 @@ class Clock:
         except (OverflowError, OSError, ValueError):  # year 1 or 9999 shifted past the calendar
             return dt
 
+    def local(self, dt: datetime, zone: timezone | None = None) -> datetime:
+        """``dt`` in ``zone`` (an event's written offset), or in this computer's zone."""
+        return self._local(dt, zone)
+
     def zone(self) -> str:
         return offset_name(self.offset)
 
@@ -336,10 +373,17 @@ _HEAD_RE = re.compile(
 
 
 def labelled_summary(
-    summary: Any, labels: dict[str, str], offsets: dict[tuple[str, str, str], Any], clock: Clock
+    summary: Any,
+    labels: dict[str, str],
+    offsets: dict[tuple[str, str, str], Any],
+    clock: Clock,
+    lang: str = "en",
 ) -> str:
     """An operation's summary as markup: each subject code with a display label shown as
-    that label (the code on hover), each event time as the page shows event times."""
+    that label (the code on hover), each row's key in words (``words.field_name``; the
+    key on hover), each event time as the page shows event times."""
+    from .words import field_name
+
     text = "" if summary is None else str(summary)
     out, pos = [], 0
     for m in _HEAD_RE.finditer(text):
@@ -349,9 +393,9 @@ def labelled_summary(
             out.append(f'<span class="who" title="{e(subject)}">{e(labels[subject])}</span> ')
         elif subject:
             out.append(f"{e(subject)} ")
-        out.append(e(where))
+        field = where.partition(".")[2]
+        out.append(f'<span class="key" title="{e(where)}">{e(field_name(field, lang))}</span>')
         if at:
-            field = where.partition(".")[2]
             out.append("@" + clock.stamp(at, offsets.get((subject or "user", field, at))))
         pos = m.end()
     out.append(e(text[pos:]))

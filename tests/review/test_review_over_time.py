@@ -97,15 +97,13 @@ def test_every_row_shows_its_source_type_and_reference(enabled: Path, tmp_path: 
     assert {r["scope"] for r in stored} == {"user", "object", "relationship", "event", "hypothesis"}
     for row in stored:
         shown = _row_element(dom, row["id"])
-        zh, en = SOURCES[row["source_type"]]
-        assert f"{zh} · {en}" in shown, row
+        assert f"source: {SOURCES[row['source_type']][1]}" in shown, row
         assert row["source_ref"] is None or norm(row["source_ref"]) in shown, row
-        zh, en = CONFIDENCE[row["confidence"]]
-        assert f"confidence {zh} · {en}" in shown or f"confidence: {zh} · {en}" in shown, row
+        assert f"confidence: {CONFIDENCE[row['confidence']][1]}" in shown, row
     job = next(r for r in stored if r["field"] == "job")
-    assert "出处 · Reference: chat 2026-07-02 (turn:18)" in _row_element(dom, job["id"])
+    assert "reference: chat 2026-07-02 (turn:18)" in _row_element(dom, job["id"])
     date = next(r for r in stored if r["field"] == "first_date")
-    assert "聊天记录 · a chat record" in _row_element(dom, date["id"])
+    assert "source: a chat record" in _row_element(dom, date["id"])
 
 
 @needs_browser
@@ -128,15 +126,20 @@ def test_times_are_shown_in_the_offset_they_were_written_in(
     page = write_review(tmp_path / "review.html")
     dom = Dom(dump_dom(page))
     conflict = _row_element(dom, stored["conflict"]["id"])
-    assert conflict.startswith("2026-05-01 21:30 +08:00 conflict 因为回消息慢吵了一架"), conflict
+    # The line says the day and time as told; the details, the exact time with its offset.
+    assert conflict.startswith("quarrel 因为回消息慢吵了一架 1 May 2026 21:30"), conflict
+    assert "happened 2026-05-01 21:30 +08:00" in conflict
     assert "13:30" not in conflict and "UTC" not in conflict
-    assert _row_element(dom, stored["repair"]["id"]).startswith("2026-05-02 02:00 +08:00 repair")
-    assert _row_element(dom, stored["first_date"]["id"]).startswith("2026-04-03 first_date")
+    repair = _row_element(dom, stored["repair"]["id"])
+    assert repair.startswith("making up 凌晨打电话和好 2 May 2026 02:00"), repair
+    assert "happened 2026-05-02 02:00 +08:00" in repair
+    first = _row_element(dom, stored["first_date"]["id"])
+    assert first.startswith("first date 第一次约会 3 April 2026") and "happened 2026-04-03" in first
     # The machine's own stamps are in the same zone, which the header names.
     written = stored["conflict"]["created_at"]
     assert written.endswith("Z")
     header = norm(dom.text(dom.find("header")[0]))
-    assert "时间为本机时区 +08:00 · times in this computer's time zone, +08:00" in header
+    assert "times in this computer's time zone, +08:00" in header
     assert " UTC" not in norm(dom.text())
     # The exact stored string stays on the page, machine-readable.
     markup = page.read_text(encoding="utf-8")
@@ -157,11 +160,13 @@ def test_a_kept_offset_wins_over_the_computers_zone(tmp_path: Path, zone: Any) -
     dom = Dom(dump_dom(_page(tmp_path, rows)))
     assert "b" not in dom.tags()
     shown = {i: _row_element(dom, i) for i in ("m-01", "m-02", "m-03", "m-04", "m-05")}
-    assert shown["m-01"].startswith("2026-05-01 21:30 +08:00 conflict")
-    assert shown["m-02"].startswith("2026-05-01 08:30 -05:00 call")
-    assert shown["m-03"].startswith("2026-05-01 13:30 UTC trip")
-    assert shown["m-04"].startswith("2026-05-01 13:30 UTC odd")  # unreadable: this zone
-    assert shown["m-05"].startswith("2026-05-01 13:30 UTC old")
+    assert shown["m-01"].startswith("quarrel event conflict 1 May 2026 21:30")
+    assert "happened 2026-05-01 21:30 +08:00" in shown["m-01"]
+    assert shown["m-02"].startswith("call event call 1 May 2026 08:30")
+    assert "happened 2026-05-01 08:30 -05:00" in shown["m-02"]
+    assert "happened 2026-05-01 13:30 UTC" in shown["m-03"]
+    assert "happened 2026-05-01 13:30 UTC" in shown["m-04"]  # unreadable: this zone
+    assert "happened 2026-05-01 13:30 UTC" in shown["m-05"]
 
 
 @needs_browser
@@ -194,15 +199,18 @@ def test_operations_name_people_by_their_labels(enabled: Path, tmp_path: Path, z
     dom = Dom(dump_dom(write_review(tmp_path / "review.html")))
     assert "b" not in dom.tags()
     ops = norm(dom.text(dom.find("table", "ops")[0]))
-    assert "小林 relationship.stage → 正式在一起了" in ops
-    assert "<b>Sam</b> relationship.stage → Friends" in ops
-    assert "obj-z relationship.stage → No label yet" in ops  # no label: the code stays
-    assert "小林 event.conflict@2026-05-01 21:30 +08:00 → 吵了一架" in ops
-    assert "小林 object.display_label → 小林" in ops
-    assert "obj-a relationship" not in ops and "obj-a event" not in ops
-    # The code is still there, on hover, for the commands that need it.
+    # People by name, keys in words (documentation/review.md).
+    assert "小林 stage → 正式在一起了" in ops
+    assert "<b>Sam</b> stage → Friends" in ops
+    assert "obj-z stage → No label yet" in ops  # no label: the code stays
+    assert "小林 quarrel@2026-05-01 21:30 +08:00 → 吵了一架" in ops
+    assert "小林 name → 小林" in ops
+    assert "obj-a" not in ops and "relationship.stage" not in ops
+    # The code and the key are still there, on hover, for the commands that need them.
     whos = [a for t, a in dom.elements if t == "span" and a.get("class") == "who"]
     assert {a["title"] for a in whos} == {"obj-a", "obj-h"}
+    keys = {a["title"] for t, a in dom.elements if t == "span" and a.get("class") == "key"}
+    assert keys == {"relationship.stage", "event.conflict", "object.display_label"}
 
 
 def test_every_command_on_the_page_is_built_by_one_function() -> None:
@@ -329,34 +337,37 @@ def test_past_values_read_as_a_timeline_oldest_first(tmp_path: Path) -> None:
     dom = Dom(dump_dom(page))
     assert "script" not in dom.tags()
     job = _row_element(dom, "m-job")
-    first = "2025-03-01 → 2025-09-01: 实习生 (聊天记录 · a chat record)"
-    second = f"2025-09-01 → 2026-03-10: {HOSTILE_PAST} (你转述的 · you relayed it)"
+    first = "2025-03-01 → 2025-09-01: 实习生 (a chat record)"
+    second = f"2025-09-01 → 2026-03-10: {HOSTILE_PAST} (you relayed it)"
     assert first in job and second in job and job.index(first) < job.index(second)
-    assert "辞职后去杭州当老师了" in job and "以前 · Earlier" in job
-    assert "自 · since 2026-03-10" in job
+    assert job.startswith("job 辞职后去杭州当老师了 since March 2026") and "Earlier" in job
+    assert "since 2026-03-10" in job
     city = _row_element(dom, "m-city")
-    assert "以前 · Earlier" not in city and "自 · since 2026-03-10" in city
-    assert "自 · since 2026-01-01" in _row_element(dom, "m-user")
+    assert "Earlier" not in city and "since 2026-03-10" in city
+    assert "since 2026-01-01" in _row_element(dom, "m-user")
 
 
 @needs_browser
 def test_an_ended_row_is_shown_as_ended_with_its_last_value(tmp_path: Path) -> None:
     dom = Dom(dump_dom(_page(tmp_path, TIME_ROWS)))
     stage = _row_element(dom, "m-stage")
-    assert stage.startswith("stage 已结束 · ended 2026-06-01")
+    # Its line is its last value and when it ended; the exact date is in its details.
+    assert stage.startswith("stage 正式在一起了 until June 2026"), stage
+    assert "ended 2026-06-01" in stage
     assert "2026-01-15 → 2026-06-01: 正式在一起了" in stage
     assert "2025-10-01 → 2026-01-15: 暧昧期" in stage
-    ended = [i for i in dom.find("tr", "ended")]
+    ended = [i for i in dom.find("li", "ended")]
     assert len(ended) == 1 and "m-stage" in dom.text(ended[0])
-    assert "已结束" not in _row_element(dom, "m-job")
+    job = _row_element(dom, "m-job")
+    assert "until" not in job and "ended" not in job
 
 
 @needs_browser
 def test_pinned_events_are_marked_as_milestones(tmp_path: Path) -> None:
     dom = Dom(dump_dom(_page(tmp_path, TIME_ROWS)))
     met, fight = _row_element(dom, "m-met"), _row_element(dom, "m-fight")
-    assert met.startswith("2025-03-02 里程碑 · milestone first_meeting")
-    assert "里程碑" not in fight
+    assert met.startswith("first meeting milestone event first_meeting 2 March 2025"), met
+    assert "happened 2025-03-02" in met and "milestone" not in fight
     pinned = dom.find("li", "pinned")
     assert len(pinned) == 1 and "m-met" in dom.text(pinned[0])
     # An event's since is its date: not repeated.
@@ -387,16 +398,17 @@ def test_tidy_findings_are_listed_as_suggestions(tmp_path: Path) -> None:
     section = dom.find("section", "tidy")
     assert len(section) == 1
     text = norm(dom.text(section[0]))
-    assert text.startswith("整理建议 · Tidy suggestions")
+    assert text.startswith("Tidy suggestions")
     items = [norm(dom.text(i)) for i in dom.find("li", "finding")]
     assert len(items) == len(FINDINGS_GIVEN)
     for item, finding in zip(items, FINDINGS_GIVEN, strict=True):
         assert finding["message"] in item
         if finding["kind"] in FINDINGS:
-            assert item.startswith(" · ".join(FINDINGS[finding["kind"]]))
-    assert items[0].startswith("同一件事记了两条 · The same thing, twice 小林 obj-a")
+            assert item.startswith(FINDINGS[finding["kind"]][1])
+    # In words (the person, what the rows are about); tidy's message and the IDs in details.
+    assert items[0].startswith("The same thing, twice 小林 job job and occupation")
     assert items[0].endswith("ID m-job m-occ")
-    assert "你自己 · You" in items[2]
+    assert "You" in items[2]
     assert items[5].startswith("<b>new_kind</b> <i>x</i>") and items[5].endswith("ID <u>one</u>")
     assert "memory-store tidy" in text
     # After the people, before the operations.
@@ -408,7 +420,7 @@ def test_no_findings_says_so_and_none_leaves_the_section_out() -> None:
     empty = Dom(render_review(_snapshot(TIME_ROWS), findings=[]))
     section = empty.find("section", "tidy")
     assert len(section) == 1
-    assert "没有需要整理的。 Nothing to tidy." in norm(empty.text(section[0]))
+    assert "Nothing to tidy." in norm(empty.text(section[0]))
     assert not Dom(render_review(_snapshot(TIME_ROWS))).find("section", "tidy")
 
 
@@ -419,9 +431,10 @@ def test_rows_from_before_release_3_render_without_the_new_keys() -> None:
         for r in TIME_ROWS
         if r["value"] is not None
     ]
-    text = norm(Dom(render_review(_snapshot(rows))).text())
-    assert "辞职后去杭州当老师了" in text
-    for absent in ("以前 · Earlier", "已结束", "里程碑", "since 2026-03-10", "整理建议"):
+    dom = Dom(render_review(_snapshot(rows)))
+    text = norm(dom.text())
+    assert "辞职后去杭州当老师了" in text and not dom.find("div", "history")
+    for absent in ("until", "milestone", "since 2026-03-10", "Tidy"):
         assert absent not in text
 
 

@@ -45,7 +45,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def tab(browser: Any, served: Served) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    # An English browser (Accept-Language: en-US): the page is in English.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
     page.goto(served.address)  # /open?key=… → the cookie → /
     yield page
@@ -53,7 +54,11 @@ def tab(browser: Any, served: Served) -> Iterator[Any]:
 
 
 def _row(tab: Any, text: str) -> Any:
-    return tab.locator("tr", has_text=text).first
+    """The row showing ``text``, its details (and buttons) opened as the person opens them."""
+    row = tab.locator("li.row", has_text=text).first
+    if row.locator("details").first.get_attribute("open") is None:
+        row.locator("summary.line").first.click()
+    return row
 
 
 def _row_of(field: str, subject: str = "obj-a") -> dict[str, Any]:
@@ -72,8 +77,13 @@ def _confirm(tab: Any) -> str:
 def test_the_key_lets_the_browser_in_and_the_page_shows_the_store(tab: Any, served: Served) -> None:
     assert tab.url == served.url
     text = tab.locator("body").inner_text()
-    for value in (MARK, NEW, OLD, "小林", "Alex", "可能偏焦虑型依恋"):
+    for value in (MARK, NEW, "小林", "Alex", "可能偏焦虑型依恋"):
         assert value in text, value
+    # A past value, the IDs and the raw field names wait behind the row's disclosure.
+    assert OLD not in text and "m-" not in text and "favourite_snack" not in text
+    assert "favourite snack" in text and "since March 2026" in text
+    row = _row(tab, NEW)
+    assert OLD in row.inner_text() and _row_of("home")["id"] in row.inner_text()
     # The cookie is HttpOnly: the page's own script (it has none) could not read it either.
     assert tab.evaluate("document.cookie") == ""
     (cookie,) = tab.context.cookies()
@@ -125,7 +135,7 @@ def test_ending_a_fact_and_forgetting_a_past_value_are_undoable(tab: Any, served
     tab.locator(".banner form[action='undo'] button").click()
     tab.wait_for_load_state()
     assert _row_of("home")["value"] == NEW
-    past = tab.locator("li", has_text=OLD)
+    past = _row(tab, NEW).locator("li", has_text=OLD)
     past.locator("form[action='forget-past'] button").click()
     question = tab.locator("section.confirm .question").inner_text()
     assert OLD in question and "2025-01-01" in question
@@ -133,7 +143,7 @@ def test_ending_a_fact_and_forgetting_a_past_value_are_undoable(tab: Any, served
     assert "Past value deleted" in tab.locator(".banner").inner_text()
     home = _row_of("home")
     assert home["value"] == NEW and home["past"] == []
-    assert OLD not in _row(tab, NEW).inner_text()
+    assert OLD not in _row(tab, NEW).text_content()
     tab.locator(".banner form[action='undo'] button").click()
     tab.wait_for_load_state()
     assert [p["value"] for p in _row_of("home")["past"]] == [OLD]
@@ -142,6 +152,7 @@ def test_ending_a_fact_and_forgetting_a_past_value_are_undoable(tab: Any, served
 def test_an_operation_in_the_list_is_undone(tab: Any, served: Served) -> None:
     latest = ok("log")["operations"][0]
     assert NEW in latest["summary"]
+    tab.locator("section.ops summary").click()  # the list waits behind its disclosure
     tab.locator(f"form[action='undo']:has(input[value='{latest['op_id']}']) button").click()
     tab.wait_for_load_state()
     assert "Undone" in tab.locator(".banner").inner_text()
@@ -150,6 +161,7 @@ def test_an_operation_in_the_list_is_undone(tab: Any, served: Served) -> None:
 
 def test_forget_a_person_counts_their_memories(tab: Any, served: Served, enabled: Path) -> None:
     rows = ok("show", "--subject-id", "obj-b")["count"]
+    tab.locator("#p-obj-b details.card-more summary").click()  # the card's own details
     tab.locator("form[action='forget-object']:has(input[value='obj-b']) button").click()
     question = tab.locator("section.confirm .question").inner_text()
     assert f"Forget all {rows} memories about Alex" in question
@@ -163,9 +175,14 @@ def test_pause_resume_and_export_to_a_named_file(tab: Any, served: Served, tmp_p
     tab.locator("form[action='pause'] button").click()
     tab.wait_for_load_state()
     assert ok("status")["consent_state"] == "paused"
-    # Paused, the page's first control is Resume, in the banner that says so.
+    # Paused, the page's first control is Resume, in the banner that says so; the consent
+    # line points at it, not at a terminal command; it is the page's only Resume.
     assert "paused" in tab.locator("header .banner").first.inner_text()
-    tab.locator("form[action='resume'] button").first.click()
+    assert tab.locator("button").first.inner_text() == "Resume memory"
+    overview = tab.locator("section.overview").inner_text()
+    assert "Paused" in overview and "press Resume memory, at the top" in overview
+    assert "memory-store" not in overview
+    tab.locator("form[action='resume'] button").click()
     tab.wait_for_load_state()
     assert ok("status")["consent_state"] == "enabled"
     target = tmp_path / "我的记忆.json"
@@ -256,10 +273,10 @@ def test_at_390_px_nothing_runs_off_and_dark_follows_the_system(
             ".map(e => e.getBoundingClientRect().right))"
         )
         assert widest <= 390
-        # A table row stacks: its cells sit one above the other, not side by side.
-        cells = page.locator("table.facts tbody tr").first.locator("td")
-        first, second = cells.nth(0).bounding_box(), cells.nth(1).bounding_box()
-        assert second["y"] >= first["y"] + first["height"] - 1
+        # A row stacks: what it is about (and when) above its value, not beside it.
+        line = page.locator("li.row summary.line").first
+        what, value = line.locator(".what").bounding_box(), line.locator(".value").bounding_box()
+        assert value["y"] >= what["y"] + what["height"] - 1
         paper = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
         rgb = [int(c) for c in paper[paper.index("(") + 1 : -1].split(",")[:3]]
         assert sum(rgb) < 150, paper  # the dark theme's paper

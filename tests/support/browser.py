@@ -315,3 +315,60 @@ def read_png(path: Path, limit: int | None = None) -> tuple[int, int, int, list[
         rows.append(bytes(line))
         prev = line
     return width, height, bpp, rows
+
+
+# ---------------------------------------------------------------- a fuller store: 32 memories
+
+# You (4) and four people (7 each): a name, facts, where you stand, two events, a guess.
+# What documentation/page.md measures the served page's height against.
+_PEOPLE = (
+    ("obj-lin", "小林", "在杭州做平面设计", "杭州", "暧昧期，每周见一次", "2026-05-03", "第一次约会：西湖边散步到很晚"),
+    ("obj-alex", "Alex", "Colleague on the data team", "Shanghai", "Friendly colleagues", "2026-04-10", "Invited me to the climbing gym"),
+    ("obj-wang", "老王", "大学室友，现在在深圳做硬件", "深圳", "多年的朋友，一个月聊一次", "2025-12-24", "平安夜一起吃了火锅"),
+    ("obj-mia", "Mia", "Runs a small bakery near the office", "Suzhou", "Getting to know each other", "2026-06-14", "Came to my birthday party, brought a cake"),
+)  # fmt: skip
+
+
+def dense_batches() -> list[tuple[dict[str, Any], ...]]:
+    """32 memories about you and four people, one apply per person."""
+    batches: list[tuple[dict[str, Any], ...]] = [
+        (
+            delta("user", field="goal", value="想在三个月内和小林把关系稳定下来"),
+            delta("user", field="communication_style", value="Prefers direct feedback"),
+            delta("user", field="boundary", value="不聊前任"),
+            delta("user", field="fact_job", value="产品经理，常加班"),
+        )
+    ]
+    for subject, name, job, city, stage, day, event in _PEOPLE:
+        batches.append(
+            (
+                delta("object", subject, "display_label", name),
+                delta("object", subject, "job", job),
+                delta("object", subject, "city", city, occurred_at="2025-03-01"),
+                delta("relationship", subject, "stage", stage),
+                _ev(subject, "first_meeting", "2025-03-02", f"{name}: 在朋友聚会上认识"),
+                _ev(subject, "milestone_day", day, event),
+                _guess(subject, "intent", f"{name} may want to be closer", "low", "turn:12"),
+            )
+        )
+    return batches
+
+
+def build_dense_store() -> int:
+    """Fill the current, enabled store through the real CLI; the number of memories."""
+    for batch in dense_batches():
+        result = apply(*batch)
+        assert result.code == 0, result.stdout
+    return int(ok("status")["counts"]["total"])
+
+
+def measure(tab: Any) -> dict[str, float]:
+    """The page's height in screens of its viewport, and how far anything reaches right."""
+    size = tab.viewport_size
+    height = tab.evaluate("document.documentElement.scrollHeight")
+    return {
+        "screens": height / size["height"],
+        "height": height,
+        "scroll_width": tab.evaluate("document.documentElement.scrollWidth"),
+        "width": size["width"],
+    }
