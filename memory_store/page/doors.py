@@ -10,6 +10,7 @@ Every value that reaches markup goes through ``e``.
 from __future__ import annotations
 
 from ..review.markup import e
+from ..review.words import pick
 
 TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
@@ -17,28 +18,6 @@ if TYPE_CHECKING:
 
 # The consent states in which nothing is remembered for the assistant (documentation/consent.md).
 BEFORE_CONSENT = ("absent", "never_enabled", "revoked")
-
-
-def language(accept: str | None) -> str:
-    """``zh`` or ``en``: the first of the two the browser names, by its weights; ``en``
-    when it names neither."""
-    ranked: list[tuple[float, int, str]] = []
-    for index, part in enumerate((accept or "").split(",")):
-        tag, _, params = part.strip().partition(";")
-        weight = 1.0
-        if params.strip().startswith("q="):
-            try:
-                weight = float(params.strip()[2:])
-            except ValueError:
-                weight = 0.0
-        primary = tag.strip().lower().split("-", 1)[0]
-        if primary in ("zh", "en") and weight > 0:
-            ranked.append((-weight, index, primary))
-    return min(ranked)[2] if ranked else "en"
-
-
-def pick(lang: str, zh: str, en: str) -> str:
-    return zh if lang == "zh" else en
 
 
 def _shell(lang: str, title: str, body: str) -> str:

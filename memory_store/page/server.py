@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from ..errors import MemoryStoreError
 from ..review import anchor, document, render_review
 from ..review.markup import SPEAKING, STYLE, e
-from ..review.words import pick, speaking
+from ..review.words import from_accept_language, pick, speaking
 from . import actions, doors, questions, setup
 from .controls import Controls
 
@@ -183,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _lost(self) -> None:
         """No page secret (another browser, a bookmark, a restart, a used link): a 403
         saying how to get a new link, in the person's language, nothing of the store."""
-        lang = doors.language(self.headers.get("Accept-Language"))
+        lang = from_accept_language(self.headers.get("Accept-Language")) or "en"
         body = doors.forbidden(lang, self.server.state.reopen())
         self._send(403, body.encode("utf-8"), "text/html; charset=utf-8")
 
@@ -384,8 +384,7 @@ class _Handler(BaseHTTPRequestHandler):
         back = "./" + _place_of(facts.get("subject_id"))
         lead = ""
         if state.request is not None and state.request[0] == action:
-            lang = doors.language(self.headers.get("Accept-Language"))
-            lead = doors.requested(lang, action, facts)
+            lead = doors.requested(SPEAKING.get() or "en", action, facts)
         body = questions.confirmation(action, facts, fields, state.token(), back, changed, lead)
         self._html(document(body, None))
 
