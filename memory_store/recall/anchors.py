@@ -81,7 +81,7 @@ def find(
         return [], asked
     from .periods import between
 
-    timed = [r for r in pool if _span(r) is not None]
+    timed = [r for r in pool if _span(r) is not None and not _aim(r)]
     text = _time_named(query, name)
     found, over = _scored(text, timed, asked, user_first)
     if over > 0 and over >= CLEAR * (found[0][0] if found else 0.0):
@@ -90,6 +90,17 @@ def find(
     if picked is not None and _shares_a_word(text, picked[1][0], asked):
         return picked[1], picked[2]
     return _by_a_value(text, timed, asked)
+
+
+def _aim(row: dict[str, Any]) -> bool:
+    """Whether a row states an aim -- a goal, a plan, a wish ("Wants to meet someone
+    outside of work") -- rather than something that was so: its dates say when it was
+    told, not when anything happened, so it names no time (documentation/time.md)."""
+    field = row["field"]
+    return stored.kind_of(field) in _AIMS or "goal" in stored.concepts_of(field)
+
+
+_AIMS = frozenset(("goal", "plan", "wish"))
 
 
 def _by_a_value(
@@ -253,27 +264,17 @@ CLEAR = 1.5
 def _probe(field: str) -> dict[str, Any]:
     """A row holding the words that name ``field``: its own, its concepts' (``policy.
     FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
-    from .terms import stem_of
+    from .aliases import GROUPS
+    from .terms import stem_of, units_named
 
     words = field.split("_")
     for concept in stored.concepts_of(field):
         words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
-    stems = {stem_of(w) for w in words}
-    words += [chinese for heads, chinese in _heads() if not stems.isdisjoint(heads)]
+    # The table is searched for these few words, not folded whole: a question that names
+    # a time pays for its own words only (documentation/performance.md).
+    heads = units_named(list(dict.fromkeys(map(stem_of, words))), "", "")
+    words += [GROUPS[u][3] for u in heads if u < len(GROUPS)]
     return {"scope": "object", "field": field, "value": " ".join(words)}
-
-
-_HEADS: list[tuple[frozenset[str], str]] = []  # the alias table's, not the store's: kept
-
-
-def _heads() -> list[tuple[frozenset[str], str]]:
-    """Each alias group's English heads, folded, with its Chinese heads (once a process)."""
-    if not _HEADS:
-        from .aliases import GROUPS
-        from .terms import stem_of
-
-        _HEADS.extend((frozenset(map(stem_of, g[1].split())), g[3]) for g in GROUPS)
-    return _HEADS
 
 
 def reorder(
