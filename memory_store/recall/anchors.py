@@ -17,6 +17,7 @@ Nothing here is kept between calls: each call reads the rows it was given.
 from __future__ import annotations
 
 from .. import policy
+from ..storage import on_erasure
 from ..storage import rows as stored
 from .periods import OPEN as _OPEN
 from .periods import nearest as _nearest
@@ -148,14 +149,21 @@ def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
     """Whether an anchor shares a word with the question, not only a character: one
     Chinese character ("对" of 对象) names no time. Words of the asked fields' probes
     do not count."""
+    held: set[str] = set()
+    for field in asked:
+        probe = _probe(field)
+        if "words" not in probe:  # kept with the probe: asked again for the same fields
+            probe["words"] = frozenset(_words(probe["value"]))
+        held |= probe["words"]
+    return bool((_words(text) - held) & _words(row["value"]))
+
+
+def _words(value: str) -> set[str]:
+    """A text's English words (folded) and Chinese terms of two characters or more."""
     from .terms import cjk_terms, fold_text, stem_of
 
-    def words(value: str) -> set[str]:
-        _, latin, runs = fold_text(value)
-        return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
-
-    held = set().union(*(words(_probe(f)["value"]) for f in asked))
-    return bool((words(text) - held) & words(row["value"]))
+    _, latin, runs = fold_text(value)
+    return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
 
 
 def _time_named(query: str, name: str, units: bool = True) -> str:
@@ -263,18 +271,32 @@ CLEAR = 1.5
 
 def _probe(field: str) -> dict[str, Any]:
     """A row holding the words that name ``field``: its own, its concepts' (``policy.
-    FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
-    from .aliases import GROUPS
-    from .terms import stem_of, units_named
+    FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head; and
+    (``words``) those words as ``_shares_a_word`` compares them. Made once per field
+    and process: one question asks for the same probes four or five times."""
+    known = _PROBES.get(field)
+    if known is None:
+        from .aliases import GROUPS
+        from .terms import stem_of, units_named
 
-    words = field.split("_")
-    for concept in stored.concepts_of(field):
-        words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
-    # The table is searched for these few words, not folded whole: a question that names
-    # a time pays for its own words only (documentation/performance.md).
-    heads = units_named(list(dict.fromkeys(map(stem_of, words))), "", "")
-    words += [GROUPS[u][3] for u in heads if u < len(GROUPS)]
-    return {"scope": "object", "field": field, "value": " ".join(words)}
+        words = field.split("_")
+        for concept in stored.concepts_of(field):
+            words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
+        # The table is searched for these few words, not folded whole: a question that
+        # names a time pays for its own words only (documentation/time.md).
+        heads = units_named(list(dict.fromkeys(map(stem_of, words))), "", "")
+        words += [GROUPS[u][3] for u in heads if u < len(GROUPS)]
+        value = " ".join(words)
+        if len(_PROBES) >= _PROBES_MAX:
+            _PROBES.clear()
+        known = _PROBES[field] = {"scope": "object", "field": field, "value": value}
+    return known
+
+
+# Field names are the store's words: kept only until an erasure, and only so many.
+_PROBES: dict[str, dict[str, Any]] = {}
+_PROBES_MAX = 256
+on_erasure(_PROBES.clear)
 
 
 def reorder(

@@ -183,20 +183,31 @@ class _Rows:
         counts = self.stems[stem] = {}
         if not stem.isascii():  # a word of another alphabet: as a string
             return self.count_text(stem)
-        joined, rows = self.words()
-        seen = set()
+        joined = self.words()[0]
+        found: dict[int, str] = {}  # where each word that may fold to ``stem`` begins
         for key in terms.search_keys(stem):
             key = " " + key
             at = joined.find(key)
             while at != -1:
                 end = joined.find(" ", at + 1)
-                seen.add(joined[at + 1 : end])
+                found[at] = joined[at + 1 : end]
                 at = joined.find(key, end)
-        for word in seen:
-            if word not in terms.EN_STOP and terms.stem_of(word) == stem:
-                for i, n in enumerate(map(str.count, rows, repeat(f" {word} "))):
-                    if n:
-                        counts[i] = counts.get(i, 0) + n
+        # Each occurrence to its row, in one pass: not every row searched for each word.
+        # Counted as str.count counts " word " in a row: a repeat sharing the space
+        # between them counts once.
+        folds: dict[str, bool] = {}
+        free: dict[str, int] = {}  # a word's next occurrence counts from here
+        row = last = 0
+        for at in sorted(found):
+            word = found[at]
+            fold = folds.get(word)
+            if fold is None:
+                fold = folds[word] = word not in terms.EN_STOP and terms.stem_of(word) == stem
+            if fold and at >= free.get(word, 0):
+                free[word] = at + len(word) + 2
+                row += joined.count(terms.SEP, last, at)
+                last = at
+                counts[row] = counts.get(row, 0) + 1
         return counts
 
     def count_text(self, term: str) -> dict[int, int]:
@@ -297,11 +308,7 @@ def score_rows(
     piano. Field names are reached the same way in both (``terms.group_at``).
     """
     n = len(rows)
-    text, words, runs = terms.fold_text(query)
-    stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
-    cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
-    groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
-    dates = terms.date_terms(text, words)
+    stems, cjk, groups, dates = _terms_of(query)
     if not n or not (stems or cjk or groups or dates):
         return [0.0] * n
 
@@ -350,6 +357,24 @@ def score_rows(
     if apart:
         columns = [c for c in columns if all(i < n - apart for i in c[1])]
     return _bm25(columns, found.lengths(), for_context)
+
+
+def _terms_of(query: str) -> tuple[list[str], list[str], list[tuple[int, int]], list[str]]:
+    """A question's terms: its English stems, Chinese terms, alias groups and dates. Kept
+    for the last few questions: ``anchors`` ranks rows by one question several times."""
+    known = _QUERIES.get(query)
+    if known is None:
+        text, words, runs = terms.fold_text(query)
+        stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
+        cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
+        groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
+        if len(_QUERIES) >= 4:
+            _QUERIES.clear()
+        known = _QUERIES[query] = (stems, cjk, groups, terms.date_terms(text, words))
+    return known
+
+
+_QUERIES: dict[str, tuple[list[str], list[str], list[tuple[int, int]], list[str]]] = {}
 
 
 def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
@@ -405,6 +430,7 @@ def forget() -> None:
     """Drop the last call's folded row texts, and the words met: a deletion must not leave
     a copy of what it deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
+    _QUERIES.clear()
     terms._STEMS.clear()  # its memo of words met: the rows' words (terms.py is at its size)
 
 
