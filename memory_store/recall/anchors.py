@@ -231,6 +231,8 @@ def _pick(
     answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
     times: dict[str, tuple[float, dict[str, Any], frozenset[int]]] = {}  # by start
     for score, row, _ in found:
+        if len(answers) > 1 and not two:
+            break  # the best time and its best rival are known (found is best first)
         span = _span(row)
         if at_start:  # a value named as a point in time: its start (``periods.point``)
             span = (span[0], span[0])  # type: ignore[index]
