@@ -4,12 +4,13 @@ Lexical, and computed per call over the rows ``context`` has already read: no
 index is kept, so nothing here can outlive a deleted memory (§9). :func:`check_query`
 takes the question (or refuses it); :func:`score_rows` gives one Okapi BM25 score per row.
 
-Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are
-words, with light English suffix folding (works, worked, working -> work) and
-cut to a prefix of five letters (adopt, adoption -> adopt); runs of CJK
-characters give their single characters and overlapping bigrams. Each language
-has a short stop list. A row's text is its value, the parts of its field name
-(``planned_activity`` -> planned, activity) and, for a hypothesis, its evidence
+Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are words, with
+light English suffix folding (works, worked, working -> work) and cut to a prefix of five
+letters (adopt, adoption -> adopt); English words outside ASCII (café) are matched whole
+only in the question's own alphabet, a row's accented word cut at its first accented
+letter. Runs of CJK characters give their single characters and overlapping bigrams.
+Each language has a short stop list. A row's text is its value, the parts of its field
+name (``planned_activity`` -> planned, activity) and, for a hypothesis, its evidence
 (``source_ref``), which ``context`` shows with it. Two more kinds of term:
 
 - an alias group (``aliases.py``) that both the question and the row name, in
@@ -27,9 +28,6 @@ a person ("Alice"): then it asks for that person's rows.
 Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports
 only built-ins, compiles no regular expression, folds the rows' joined text once and
 keeps the last call's folding (documentation/recall.md, "Cost-driven choices").
-
-English words outside ASCII (café) are matched whole only in the question's
-own alphabet; a row's accented word is cut at its first accented letter.
 """
 
 from __future__ import annotations
@@ -192,21 +190,13 @@ class _Rows:
                 end = joined.find(" ", at + 1)
                 found[at] = joined[at + 1 : end]
                 at = joined.find(key, end)
-        # Each occurrence to its row, in one pass: not every row searched for each word.
-        # Counted as str.count counts " word " in a row: a repeat sharing the space
-        # between them counts once.
-        folds: dict[str, bool] = {}
-        free: dict[str, int] = {}  # a word's next occurrence counts from here
+        free: dict[str, int] = {}  # as str.count counts " word ": two sharing a space, once
         row = last = 0
-        for at in sorted(found):
-            word = found[at]
-            fold = folds.get(word)
-            if fold is None:
-                fold = folds[word] = word not in terms.EN_STOP and terms.stem_of(word) == stem
+        for at, word in sorted(found.items()):  # each occurrence to its row, in one pass
+            fold = word not in terms.EN_STOP and terms.stem_of(word) == stem
             if fold and at >= free.get(word, 0):
                 free[word] = at + len(word) + 2
-                row += joined.count(terms.SEP, last, at)
-                last = at
+                row, last = row + joined.count(terms.SEP, last, at), at
                 counts[row] = counts.get(row, 0) + 1
         return counts
 
@@ -308,7 +298,11 @@ def score_rows(
     piano. Field names are reached the same way in both (``terms.group_at``).
     """
     n = len(rows)
-    stems, cjk, groups, dates = _terms_of(query)
+    text, words, runs = terms.fold_text(query)
+    stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
+    cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
+    groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
+    dates = terms.date_terms(text, words)
     if not n or not (stems or cjk or groups or dates):
         return [0.0] * n
 
@@ -357,24 +351,6 @@ def score_rows(
     if apart:
         columns = [c for c in columns if all(i < n - apart for i in c[1])]
     return _bm25(columns, found.lengths(), for_context)
-
-
-def _terms_of(query: str) -> tuple[list[str], list[str], list[tuple[int, int]], list[str]]:
-    """A question's terms: its English stems, Chinese terms, alias groups and dates. Kept
-    for the last few questions: ``anchors`` ranks rows by one question several times."""
-    known = _QUERIES.get(query)
-    if known is None:
-        text, words, runs = terms.fold_text(query)
-        stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
-        cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
-        groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
-        if len(_QUERIES) >= 4:
-            _QUERIES.clear()
-        known = _QUERIES[query] = (stems, cjk, groups, terms.date_terms(text, words))
-    return known
-
-
-_QUERIES: dict[str, tuple[list[str], list[str], list[tuple[int, int]], list[str]]] = {}
 
 
 def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
@@ -430,7 +406,6 @@ def forget() -> None:
     """Drop the last call's folded row texts, and the words met: a deletion must not leave
     a copy of what it deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
-    _QUERIES.clear()
     terms._STEMS.clear()  # its memo of words met: the rows' words (terms.py is at its size)
 
 
