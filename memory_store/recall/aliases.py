@@ -240,7 +240,12 @@ GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("habit", "habit vice addiction", "", "习惯 嗜好 毛病 癖好 瘾"),
     ("cooking", "cook bake baking kitchen recipe", "", "做饭 烘焙 下厨 厨艺 烤 做菜"),
     ("drinks", "", "", ""),
-    ("hobby", "hobby pastime leisure activity", "free time; for fun", "爱好 兴趣 业余 消遣"),
+    (
+        "hobby",
+        "hobby pastime leisure activity recreation",
+        "free time; spare time; for fun",
+        "爱好 兴趣 业余 消遣 爱玩 玩什么 休闲 闲暇 娱乐",
+    ),
     ("sport", "sport exercise gym fitness workout", "", "运动 健身 锻炼"),
     ("music", "music", "", "音乐"),
     ("art", "art", "", "艺术 美术"),

@@ -17,6 +17,7 @@ Nothing here is kept between calls: each call reads the rows it was given.
 from __future__ import annotations
 
 from .. import policy
+from ..storage import on_erasure
 from ..storage import rows as stored
 from .periods import OPEN as _OPEN
 from .periods import nearest as _nearest
@@ -81,7 +82,7 @@ def find(
         return [], asked
     from .periods import between
 
-    timed = [r for r in pool if _span(r) is not None]
+    timed = [r for r in pool if _span(r) is not None and not _aim(r)]
     text = _time_named(query, name)
     found, over = _scored(text, timed, asked, user_first)
     if over > 0 and over >= CLEAR * (found[0][0] if found else 0.0):
@@ -90,6 +91,17 @@ def find(
     if picked is not None and _shares_a_word(text, picked[1][0], asked):
         return picked[1], picked[2]
     return _by_a_value(text, timed, asked)
+
+
+def _aim(row: dict[str, Any]) -> bool:
+    """Whether a row states an aim -- a goal, a plan, a wish ("Wants to meet someone
+    outside of work") -- rather than something that was so: its dates say when it was
+    told, not when anything happened, so it names no time (documentation/time.md)."""
+    field = row["field"]
+    return stored.kind_of(field) in _AIMS or "goal" in stored.concepts_of(field)
+
+
+_AIMS = frozenset(("goal", "plan", "wish"))
 
 
 def _by_a_value(
@@ -137,14 +149,21 @@ def _shares_a_word(text: str, row: dict[str, Any], asked: set[str]) -> bool:
     """Whether an anchor shares a word with the question, not only a character: one
     Chinese character ("对" of 对象) names no time. Words of the asked fields' probes
     do not count."""
+    held: set[str] = set()
+    for field in asked:
+        probe = _probe(field)
+        if "words" not in probe:  # kept with the probe: asked again for the same fields
+            probe["words"] = frozenset(_words(probe["value"]))
+        held |= probe["words"]
+    return bool((_words(text) - held) & _words(row["value"]))
+
+
+def _words(value: str) -> set[str]:
+    """A text's English words (folded) and Chinese terms of two characters or more."""
     from .terms import cjk_terms, fold_text, stem_of
 
-    def words(value: str) -> set[str]:
-        _, latin, runs = fold_text(value)
-        return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
-
-    held = set().union(*(words(_probe(f)["value"]) for f in asked))
-    return bool((words(text) - held) & words(row["value"]))
+    _, latin, runs = fold_text(value)
+    return {stem_of(w) for w in latin} | {t for t in cjk_terms(runs) if len(t) > 1}
 
 
 def _time_named(query: str, name: str, units: bool = True) -> str:
@@ -212,6 +231,8 @@ def _pick(
     answers: dict[frozenset[int], tuple[float, dict[str, Any]]] = {}
     times: dict[str, tuple[float, dict[str, Any], frozenset[int]]] = {}  # by start
     for score, row, _ in found:
+        if len(answers) > 1 and not two:
+            break  # the best time and its best rival are known (found is best first)
         span = _span(row)
         if at_start:  # a value named as a point in time: its start (``periods.point``)
             span = (span[0], span[0])  # type: ignore[index]
@@ -252,28 +273,32 @@ CLEAR = 1.5
 
 def _probe(field: str) -> dict[str, Any]:
     """A row holding the words that name ``field``: its own, its concepts' (``policy.
-    FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head."""
-    from .terms import stem_of
-
-    words = field.split("_")
-    for concept in stored.concepts_of(field):
-        words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
-    stems = {stem_of(w) for w in words}
-    words += [chinese for heads, chinese in _heads() if not stems.isdisjoint(heads)]
-    return {"scope": "object", "field": field, "value": " ".join(words)}
-
-
-_HEADS: list[tuple[frozenset[str], str]] = []  # the alias table's, not the store's: kept
-
-
-def _heads() -> list[tuple[frozenset[str], str]]:
-    """Each alias group's English heads, folded, with its Chinese heads (once a process)."""
-    if not _HEADS:
+    FIELD_CONCEPTS``), and the Chinese heads of the alias groups those words head; and
+    (``words``) those words as ``_shares_a_word`` compares them. Made once per field
+    and process: one question asks for the same probes four or five times."""
+    known = _PROBES.get(field)
+    if known is None:
         from .aliases import GROUPS
-        from .terms import stem_of
+        from .terms import stem_of, units_named
 
-        _HEADS.extend((frozenset(map(stem_of, g[1].split())), g[3]) for g in GROUPS)
-    return _HEADS
+        words = field.split("_")
+        for concept in stored.concepts_of(field):
+            words += [w for c in policy.FIELD_CONCEPTS[concept] for w in c.split("_")]
+        # The table is searched for these few words, not folded whole: a question that
+        # names a time pays for its own words only (documentation/time.md).
+        heads = units_named(list(dict.fromkeys(map(stem_of, words))), "", "")
+        words += [GROUPS[u][3] for u in heads if u < len(GROUPS)]
+        value = " ".join(words)
+        if len(_PROBES) >= _PROBES_MAX:
+            _PROBES.clear()
+        known = _PROBES[field] = {"scope": "object", "field": field, "value": value}
+    return known
+
+
+# Field names are the store's words: kept only until an erasure, and only so many.
+_PROBES: dict[str, dict[str, Any]] = {}
+_PROBES_MAX = 256
+on_erasure(_PROBES.clear)
 
 
 def reorder(

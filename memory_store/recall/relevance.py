@@ -4,12 +4,13 @@ Lexical, and computed per call over the rows ``context`` has already read: no
 index is kept, so nothing here can outlive a deleted memory (§9). :func:`check_query`
 takes the question (or refuses it); :func:`score_rows` gives one Okapi BM25 score per row.
 
-Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are
-words, with light English suffix folding (works, worked, working -> work) and
-cut to a prefix of five letters (adopt, adoption -> adopt); runs of CJK
-characters give their single characters and overlapping bigrams. Each language
-has a short stop list. A row's text is its value, the parts of its field name
-(``planned_activity`` -> planned, activity) and, for a hypothesis, its evidence
+Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are words, with
+light English suffix folding (works, worked, working -> work) and cut to a prefix of five
+letters (adopt, adoption -> adopt); English words outside ASCII (café) are matched whole
+only in the question's own alphabet, a row's accented word cut at its first accented
+letter. Runs of CJK characters give their single characters and overlapping bigrams.
+Each language has a short stop list. A row's text is its value, the parts of its field
+name (``planned_activity`` -> planned, activity) and, for a hypothesis, its evidence
 (``source_ref``), which ``context`` shows with it. Two more kinds of term:
 
 - an alias group (``aliases.py``) that both the question and the row name, in
@@ -27,9 +28,6 @@ a person ("Alice"): then it asks for that person's rows.
 Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports
 only built-ins, compiles no regular expression, folds the rows' joined text once and
 keeps the last call's folding (documentation/recall.md, "Cost-driven choices").
-
-English words outside ASCII (café) are matched whole only in the question's
-own alphabet; a row's accented word is cut at its first accented letter.
 """
 
 from __future__ import annotations
@@ -183,20 +181,23 @@ class _Rows:
         counts = self.stems[stem] = {}
         if not stem.isascii():  # a word of another alphabet: as a string
             return self.count_text(stem)
-        joined, rows = self.words()
-        seen = set()
+        joined = self.words()[0]
+        found: dict[int, str] = {}  # where each word that may fold to ``stem`` begins
         for key in terms.search_keys(stem):
             key = " " + key
             at = joined.find(key)
             while at != -1:
                 end = joined.find(" ", at + 1)
-                seen.add(joined[at + 1 : end])
+                found[at] = joined[at + 1 : end]
                 at = joined.find(key, end)
-        for word in seen:
-            if word not in terms.EN_STOP and terms.stem_of(word) == stem:
-                for i, n in enumerate(map(str.count, rows, repeat(f" {word} "))):
-                    if n:
-                        counts[i] = counts.get(i, 0) + n
+        free: dict[str, int] = {}  # as str.count counts " word ": two sharing a space, once
+        row = last = 0
+        for at, word in sorted(found.items()):  # each occurrence to its row, in one pass
+            fold = word not in terms.EN_STOP and terms.stem_of(word) == stem
+            if fold and at >= free.get(word, 0):
+                free[word] = at + len(word) + 2
+                row, last = row + joined.count(terms.SEP, last, at), at
+                counts[row] = counts.get(row, 0) + 1
         return counts
 
     def count_text(self, term: str) -> dict[int, int]:

@@ -257,3 +257,42 @@ def test_the_persons_own_name_is_no_topic(enabled: Path) -> None:
     )
     data = ask("obj-th", "What does Theo do?")
     assert "Product manager at a climate startup" in values(data)[:3]
+
+
+def test_a_leisure_verb_asks_for_the_hobby_in_chinese(xiaozhou: None) -> None:
+    # 爱玩 names no field and no hobby value shares a word with the question: the alias
+    # table's hobby heads take the leisure verbs (references/recall-aliases.md)
+    data = ask(ZH, "小周刚去深圳银行做柜员的时候，平时爱玩什么？")
+    assert values(data)[1] == "周末打羽毛球"  # 冲浪 began a month later
+    assert data["as_of"]["date"] == "2024-10-01"
+
+
+def test_a_leisure_phrase_asks_for_the_hobby_in_english(rosa: None) -> None:
+    data = ask(EN, "The week Rosa started the food truck, what did she do in her spare time?")
+    assert values(data)[1] == "Plays volleyball on weekends"
+    assert data["as_of"]["date"] == "2024-09-01"
+
+
+def test_a_goal_names_no_time(enabled: Path) -> None:
+    # "Wants to meet someone" is a wish: its dates say when it was told, not when anything
+    # happened, so it does not rival the first meeting as the question's time.
+    story(
+        "obj-na",
+        "Nadia (salsa class)",
+        {
+            "job": [("Pastry cook at a bakery", "2025-01-19")],
+            "event_first_meeting": [("Met Nadia at a salsa class, partnered", "2025-01-18")],
+            "user_job": [
+                ("Civil engineer at a transport firm", "2025-01-19"),
+                ("Promoted to project engineer", "2025-09-15"),
+                ("Bridge engineer in Seattle", "2026-06-01"),
+            ],
+            "user_goal": [
+                ("Wants to meet someone outside of work and dating apps", "2025-01-19"),
+                ("Wants to live in the same city as Nadia", "2026-03-15"),
+            ],
+        },
+    )
+    data = ask("obj-na", "Where was I working when Nadia and I met?")
+    assert data["as_of"]["date"] == "2025-01-18"
+    assert values(data).index("Civil engineer at a transport firm") < 3  # hers, mine then
