@@ -1,4 +1,4 @@
-"""The consent state: ``status``, ``enable``, ``pause`` and ``resume`` (contract §5, §8)."""
+"""The consent state: ``status``, ``enable``, ``pause`` and ``resume`` (documentation/commands.md#consent-states-and-the-order-of-checks, documentation/commands.md#what-each-command-promises)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def near_a_cap(conn: Any, total: int) -> bool:
 def status(location: Location, verbose: bool = False) -> dict[str, Any]:
     """Never fails on a missing store and never creates anything. The caps (``limits``)
     only where a kind nears its cap, or when ``verbose``: the model reads this every task
-    (contract §23), and the caps are policy, the same every time."""
+    (documentation/mcp.md#the-tools), and the caps are policy, the same every time."""
     data = _status(location)
     if not (verbose or data.pop("_near", False)):
         data["limits"] = None
@@ -81,7 +81,7 @@ def _status(location: Location) -> dict[str, Any]:
     except MemoryStoreError as exc:
         if not files.is_ownership_problem(exc):
             raise
-        # Reported, not refused (contract §17); a file someone else could have swapped is not read.
+        # Reported, not refused (documentation/privacy.md#what-is-kept-and-where); a file someone else could have swapped is not read.
         base.update(
             exists=os.path.lexists(location.path),
             consent_state=None if os.path.lexists(location.path) else "absent",

@@ -140,7 +140,7 @@ def _result(f: _Findings, fixed: list[str]) -> dict[str, Any]:
 def _check_database(conn: sqlite3.Connection, f: _Findings) -> None:
     version, tables = db.read_schema(conn)
     if version > SCHEMA_VERSION:
-        # Contract §8: under SCHEMA_TOO_NEW only status and revoke --delete run;
+        # documentation/commands.md#what-each-command-promises: under SCHEMA_TOO_NEW only status and revoke --delete run;
         # this release cannot judge a newer release's tables.
         raise schema_too_new(version)
     rows = conn.execute("PRAGMA quick_check").fetchall()
@@ -261,14 +261,14 @@ def _check_rows(conn: sqlite3.Connection, f: _Findings, ended_ok: bool) -> None:
 
 
 def _check_time(conn: sqlite3.Connection, f: _Findings) -> None:
-    """Contract §20's invariants: past values (at most 3 a row, 60 in the store, dated,
+    """The invariants (documentation/time.md#where-history-lives): past values (at most 3 a row, 60 in the store, dated,
     only on rows that keep history), an ended row's last value, pinned milestones."""
     rows = db.fetch_all(
         conn, "SELECT id, scope, subject_id, value, since, past, pinned FROM memories"
     )
     problems, total = 0, 0
     pins: dict[str, int] = {}
-    # Before migration 4 a past value had no handle (contract §23); doctor never migrates.
+    # Before migration 4 a past value had no handle (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id); doctor never migrates.
     keys = policy.PAST_KEYS if db.user_version(conn) >= 4 else policy.PAST_KEYS_V2
     for r in rows:
         try:

@@ -1,4 +1,4 @@
-"""Deletion the person asks for: ``forget``, ``forget-object``, ``clear``, ``revoke`` (§8, §9).
+"""Deletion the person asks for: ``forget``, ``forget-object``, ``clear``, ``revoke`` (documentation/commands.md#what-each-command-promises, documentation/privacy.md#erasure-is-physical).
 
 None of these is undoable, and each leaves no copy of what it removed in the
 store's files: rows and every undo snapshot that mentions them go in one
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 def _not_found(column: str, value: str, known: list[str]) -> MemoryStoreError:
     if column == "memory_id":
-        if value.startswith("p-"):  # a past value's handle (contract §23), not a row's id
+        # a past value's handle (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id), not a row's id
+        if value.startswith("p-"):
             return error(
                 "MEMORY_NOT_FOUND",
                 "that is a past value's handle (past_id), not a memory id; nothing was "
@@ -281,7 +282,7 @@ def revoke_delete(location: Location) -> dict[str, Any]:
     The rows go first, in one transaction that also withdraws consent, so an
     interruption leaves the store unchanged or empty-and-revoked. Only then
     are the files overwritten and removed. Neither a planted side file nor a
-    full disk can block the deletion (contract §17).
+    full disk can block the deletion (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone).
     """
     from .storage import forget_cached_text, tombstone
 
@@ -322,7 +323,7 @@ def _empty_if_readable(location: Location) -> tuple[int, bool, set[str]]:
     """(rows deleted, whether SQLite itself emptied and erased the file, the texts the
     rows and operations held: what the receipt searches for)."""
     try:
-        # The right to delete does not depend on who owns the directory (contract §17).
+        # The right to delete does not depend on who owns the directory (documentation/permissions.md#what-the-code-enforces-for-everyone).
         session = Session.attach(location, check_owner=False)
         if session is None:
             return 0, False, set()
@@ -337,7 +338,7 @@ def _empty_if_readable(location: Location) -> tuple[int, bool, set[str]]:
             raise
         # A disk with no free byte: SQLite cannot even give its -shm a page, so it
         # reads nothing ("disk I/O error"). The files are zeroed where the disk allows
-        # and unlinked anyway (contract §21); an unlink the system refuses still fails.
+        # and unlinked anyway (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone); an unlink the system refuses still fails.
         return _count_without_shm(location.path), False, set()
 
 

@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot 
 if TYPE_CHECKING:
     from typing import Any
 
-# The contract's table (section 4). Tests check that the documentation matches it.
+# The exit-status table (documentation/commands.md#one-envelope-semantic-exit-codes). Tests check that the documentation matches it.
 EXIT_STATUS: dict[str, int] = {
     "INTERNAL_ERROR": 1,
     "INVALID_ARGUMENTS": 2,

@@ -100,7 +100,7 @@ def _text(host: str, command: str, args: list[str]) -> str:
 def _refuse_unwritable_paths(command: str, data_dir: str) -> None:
     """A path that is not valid UTF-8 arrives as lone surrogates (PEP 383): a host's
     configuration file (JSON, TOML, UTF-8) cannot hold it, and the escaped text it would
-    hold names another, empty directory (contract §27) — refuse rather than print it."""
+    hold names another, empty directory (documentation/hosts.md#the-configuration-printed-for-this-install) — refuse rather than print it."""
     for what, path in (("the data directory", data_dir), ("this installation's path", command)):
         try:
             path.encode("utf-8")

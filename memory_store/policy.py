@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 POLICY_VERSION = 1
 
-# The keys of a memory row, in the order hosts see them (contract §6).
+# The keys of a memory row, in the order hosts see them (references/memory-rules.md#the-five-kinds).
 ROW_KEYS: tuple[str, ...] = (
     "id",
     "scope",
@@ -30,7 +30,7 @@ ROW_KEYS: tuple[str, ...] = (
     "updated_at",
 )
 
-# What a row carries about time (contract §20), after the keys of §6: the date its
+# What a row carries about time (documentation/time.md#where-history-lives), after the keys of references/memory-rules.md#the-five-kinds: the date its
 # current value became true, its past values, whether it has ended, whether it is
 # a pinned milestone.
 TIME_KEYS: tuple[str, ...] = ("since", "past", "ended", "pinned")
@@ -93,7 +93,7 @@ IMPORT_BYTES_MAX = 1024 * 1024
 VALUE_CHARS_MAX = 200
 SOURCE_REF_CHARS_MAX = 200
 
-# Time (contract §20). Rows of these scopes keep their past values and can end;
+# Time (documentation/time.md#where-history-lives). Rows of these scopes keep their past values and can end;
 # events and hypotheses are corrected in place.
 HISTORY_SCOPES: tuple[str, ...] = ("user", "object", "relationship")
 PAST_PER_ROW_MAX = 3
@@ -118,7 +118,7 @@ TIME_CUES_EN = (  # separated by spaces
     "after while during back time"
 )
 # A question that names the present: it asks about now, whatever else it mentions
-# (contract §24: no anchor in "what does she do now that she changed jobs?").
+# (documentation/time.md#as-of-a-time-anchors-and---as-of: no anchor in "what does she do now that she changed jobs?").
 NOW_CUES_ZH = "现在 目前 如今 眼下"  # separated by spaces
 NOW_CUES_EN = "now currently nowadays"
 # A question asking for a date asks about a time; it does not name one (no anchor).
@@ -155,7 +155,7 @@ RELATIVE_TIME_WORDS_EN: tuple[str, ...] = (
     "the other day",
 )
 
-# Same concept, two fields (contract §20 "Same concept, two rows"): a field name's
+# Same concept, two fields (documentation/time.md#same-concept-two-rows-related "Same concept, two rows"): a field name's
 # words (split on "_") that name the concept. Two current rows of one scope and
 # subject whose fields name one concept are related: a change may have been
 # written under another field. The concepts are the alias table's field groups
@@ -214,7 +214,7 @@ FIELD_KINDS: dict[str, tuple[str, ...]] = {
 }
 
 # Words that end a field name without being its head (``lives_in``: lives), and
-# words that only qualify the word before them (``job_title``: a job). Contract §23.
+# words that only qualify the word before them (``job_title``: a job). documentation/time.md#same-concept-two-rows-related.
 FIELD_TRAILING_WORDS: tuple[str, ...] = ("in", "at", "on", "for", "to", "with", "from", "now")
 FIELD_QUALIFIER_TAILS: tuple[str, ...] = ("title", "role", "detail", "info", "description", "name")
 
@@ -236,7 +236,7 @@ SEARCH_MAX_CHARS_DEFAULT = 2000
 SUBJECT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 FIELD_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 # The offset after an event's time: Z, or the offsets clocks use (-12:00 to +14:00, within
-# ±14:59). One rule for what apply takes and what import takes back (contract §27).
+# ±14:59). One rule for what apply takes and what import takes back (documentation/commands.md#import-an-export-comes-back).
 OFFSET_PATTERN = r"Z|[+-](?:0[0-9]|1[0-4]):[0-5][0-9]"
 
 # Conventional field names; not enforced, documented in references/memory-rules.md.

@@ -153,7 +153,7 @@ def outline(node: Any, depth: int = 0) -> dict[str, Any]:
     object two levels down, no descriptions, no required keys, no rules. A client checks
     every result against the ``outputSchema`` it is given; the rules stay in
     ``references/schemas/``, where the tests hold real results to them. (A host pays
-    for each character of ``tools/list`` in every conversation: contract §23.)"""
+    for each character of ``tools/list`` in every conversation: documentation/mcp.md#the-tools.)"""
     types = _types(node)
     out: dict[str, Any] = {}
     if types:
@@ -304,7 +304,7 @@ def _refuse_overlap(target: Path, root: Path) -> None:
 
 def _not_writable_by_others() -> int:
     """The bits a new skill file or folder never gets: the umask's, and always group and
-    others' write (contract §27) — SKILL.md is instructions an assistant with a shell
+    others' write (documentation/hosts.md#the-skill) — SKILL.md is instructions an assistant with a shell
     follows, so a umask of 000 must not make them anyone's to edit."""
     umask = os.umask(0o022)
     os.umask(umask)

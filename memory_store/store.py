@@ -38,7 +38,7 @@ class MemoryStore:
     cheap to keep and safe to share between calls. A long-lived host (the MCP
     server) calls :meth:`hold` to keep one connection across calls; before each
     call it is revalidated against the file at the store's path. Failures
-    raise :class:`MemoryStoreError` with a code from the contract.
+    raise :class:`MemoryStoreError` with a code of references/error-codes.md#error-codes.
     """
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None):
@@ -65,7 +65,7 @@ class MemoryStore:
             self._held = None
 
     def _open(self, reading: bool = False) -> Opened:
-        """The store, checked (contract §5 steps 2-3) and ready; closed after the call
+        """The store, checked (documentation/commands.md#consent-states-and-the-order-of-checks steps 2-3) and ready; closed after the call
         unless held. ``reading``: no store is "nothing is kept" (``storage``)."""
         if not self._holding:
             return Opened(Session.open(self.location, reading))
@@ -126,7 +126,7 @@ class MemoryStore:
         raw body: it is called only after the consent gate, so that without
         consent the input is never read. Rows come back compact, whole with ``verbose``.
         ``{"action": "delete", "past_id": …}`` removes one past value, ``{"past_id": …,
-        "value": …, "correction": True}`` corrects it (§23). A ``subject_id`` loosely a
+        "value": …, "correction": True}`` corrects it (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id). A ``subject_id`` loosely a
         known ``display_label`` ("Dana" for "Dana (my manager)") is ``SUBJECT_NOT_FOUND``
         with ``details.did_you_mean``; a new subject without a ``display_label`` in the
         batch gets an ``unlabelled_subject`` warning."""
@@ -211,7 +211,7 @@ class MemoryStore:
         """What has doubled (by the head word of the field names), gone stale or ended, plans
         whose day has passed and subjects with no label, and an ``apply`` body that fixes what
         can be fixed mechanically, with each step in words (``steps``); needs consent, never
-        writes (contract §20, §23)."""
+        writes (documentation/time.md#writing, documentation/commands.md#a-person-named-never-guessed)."""
         check_text(subject_id, "subject_id")
         from .writes import tidy
 
@@ -276,7 +276,7 @@ class MemoryStore:
     def revoke(self, confirm: bool = False, delete: bool = False) -> dict[str, Any]:
         """Withdraw consent (data kept, paused); with ``delete``, erase the store and its files,
         leaving only a tombstone (``consent_state: revoked``, ``revoked_at``) so that
-        ``status`` answers ``revoked``; ``enable(confirm=True)`` removes it (contract §23)."""
+        ``status`` answers ``revoked``; ``enable(confirm=True)`` removes it (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone)."""
         require_confirm(confirm, "revoke --delete" if delete else "revoke")
         from . import erasure
 
@@ -346,8 +346,7 @@ def _with_receipt(
 
 def _subject(session: Session, given: str | None, gated: bool = False) -> str | None:
     """The subject code a caller's value means: a code, or exactly one subject's
-    display_label (``subjects.resolve``). ``gated``: the consent gate comes first (contract
-    §5's order), so without consent not even the labels are read."""
+    display_label (``subjects.resolve``). ``gated``: the consent gate comes first (the order (documentation/commands.md#consent-states-and-the-order-of-checks)), so without consent not even the labels are read."""
     if given is None:
         return None
     if gated:

@@ -1,4 +1,4 @@
-"""Subjects by name: the person says 小林, the store keeps obj-a (contract §22).
+"""Subjects by name: the person says 小林, the store keeps obj-a (documentation/commands.md#a-person-named-never-guessed).
 
 Wherever a command takes a subject (``context``, ``search``, ``show``,
 ``forget-object``, ``tidy``), :func:`resolve` turns the value given into the
@@ -6,7 +6,7 @@ subject it means: a known code stays as it is; otherwise a value that is
 exactly one subject's ``display_label`` (the ``object`` row of that field)
 becomes that subject's code; two subjects with that label are ambiguous
 (``INVALID_ARGUMENTS`` listing both). A value that matches a label only
-loosely (contract §23: ignoring case, full/half width and spaces, or a label's
+loosely (documentation/commands.md#a-person-named-never-guessed: ignoring case, full/half width and spaces, or a label's
 leading name before a bracket or comma — "Dana" for "Dana (my manager)",
 "小林" for "小林（读书会认识的设计师）") is answered with ``SUBJECT_NOT_FOUND``
 and ``details.did_you_mean``: a plain name must not quietly become a second
@@ -156,7 +156,7 @@ def _did_you_mean(given: str, near: list[dict[str, Any]], **details: Any) -> Mem
     )
 
 
-# ---------------------------------------------------------------- loose matches (§23)
+# ---------------------------------------------------------------- loose matches (documentation/commands.md#a-person-named-never-guessed)
 
 
 def loose_matches(conn: sqlite3.Connection, given: str) -> list[dict[str, Any]]:
@@ -183,7 +183,7 @@ def loose_matches(conn: sqlite3.Connection, given: str) -> list[dict[str, Any]]:
 
 def check_new_subjects(session: Session, deltas: list[dict[str, Any]]) -> dict[str, int]:
     """The subjects an ``apply`` batch would create, checked inside its transaction
-    (contract §23): one whose code matches a known subject's label or code loosely
+    (documentation/commands.md#a-person-named-never-guessed): one whose code matches a known subject's label or code loosely
     ("Dana" for "Dana (my manager)") is refused with ``SUBJECT_NOT_FOUND`` and
     ``did_you_mean`` unless the batch gives it a ``display_label`` of its own (a
     second person of that name, on purpose). Returns the new subjects without a

@@ -2,7 +2,7 @@
 
 ``export`` writes every live row (and its history) as one document; ``import`` takes
 such a document back, every row checked like an ``apply`` delta, all or nothing, as
-one undoable operation refused over any cap (contract §15). The files written here
+one undoable operation refused over any cap (documentation/commands.md#import-an-export-comes-back). The files written here
 (an export, and the review page's file, ``review --output``) are private and never
 inside the store's directory (:func:`check_output`, :func:`write_private`)."""
 
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
     from .storage import Session
 
-# v2: each row's time (contract §20); v3: each past value's handle, past_id (§23) — a
+# v2: each row's time (documentation/time.md#where-history-lives); v3: each past value's handle, past_id (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id) — a
 # past value's since may be null (it began on or after the change that ended it) — and
-# the offset each event time was written in, occurred_offset (§27).
+# the offset each event time was written in, occurred_offset (documentation/commands.md#import-an-export-comes-back).
 EXPORT_FORMAT = "memory-store-export/v3"
 READ_FORMATS = ("memory-store-export/v1", "memory-store-export/v2", EXPORT_FORMAT)
 _OFFSET_RE = re.compile(policy.OFFSET_PATTERN)  # what apply takes (writes/validation.py)
@@ -60,7 +60,7 @@ def check_output(
 def document(session: Session) -> dict[str, Any]:
     """Everything live as one ``memory-store-export/v3`` document (not the undo snapshots):
     each row as ``show`` gives it plus ``occurred_offset``, so a restored store shows an
-    event's time in the offset it was told in (contract §27)."""
+    event's time in the offset it was told in (documentation/commands.md#import-an-export-comes-back)."""
     s = session.settings()
     found = [] if session.blank else rows.select(session.conn)
     found.sort(key=rows.storage_order)
@@ -256,8 +256,8 @@ def _offset(row: dict[str, Any], index: int, path: str) -> str | None:
 
 
 def _history(row: dict[str, Any], index: int, path: str, version: int) -> dict[str, Any]:
-    """A version-2 or -3 row's time, in the shape ``show`` gives it (contract §20). A
-    version-2 past value gets its handle (§23) as migration 4 gives one: from the row's id
+    """A version-2 or -3 row's time, in the shape ``show`` gives it (documentation/time.md#where-history-lives). A
+    version-2 past value gets its handle (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id) as migration 4 gives one: from the row's id
     and its content, so importing the same document twice changes nothing."""
     if not _is_stamp(row["since"], *_DATE):
         raise _bad("since must be a date YYYY-MM-DD", f"{path}.since", index)
@@ -311,7 +311,7 @@ def _history(row: dict[str, Any], index: int, path: str, version: int) -> dict[s
 
 
 def _no_repeated_past_ids(deltas: list[dict[str, Any]]) -> None:
-    """A handle names one past value (contract §23): a document that repeats one is refused."""
+    """A handle names one past value (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id): a document that repeats one is refused."""
     where: dict[str, int] = {}
     for i, d in enumerate(deltas):
         for p in json.loads(d.get("past") or "[]"):

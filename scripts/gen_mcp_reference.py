@@ -45,7 +45,7 @@ stand in for it. Yes runs the command; no, decline and cancel change nothing
 
 
 FOOTER = """
-**What a host pays** (contract §23): a host sends `tools/list` to the model in every
+**What a host pays** (documentation/mcp.md#the-tools): a host sends `tools/list` to the model in every
 conversation, so it is kept small — at most 16,000 characters of compact JSON, 8,000 of
 them names, titles, descriptions, input schemas and annotations, and at most 1,000 of
 instructions (`tests/mcp/test_tool_list.py` measures them through the SDK's client).

@@ -18,15 +18,14 @@ HEAD = """\
 # Recall aliases
 
 `context --query` ranks memories by the words they share with the user's
-question (contract §13; how: `documentation/recall.md`). Words alone miss a
+question (documentation/recall.md#the-method; how: `documentation/recall.md`). Words alone miss a
 question asked in other words — "你男朋友是干什么的？" shares no word with a memory
 in the field `fact_job` that says "在医院当护士", and "Is she allergic to
 anything?" none with "对花粉过敏". This table closes part of that gap: each
 row is one everyday concept of the domain, with the words that name it in
 English and in Chinese.
 
-The table widens the words of the question, not the reach of a field (contract
-§21, "search is precise"). A group's **heads** name the concept itself (job,
+The table widens the words of the question, not the reach of a field (documentation/recall.md#the-alias-table-widens-the-question-not-a-field, "search is precise"). A group's **heads** name the concept itself (job,
 工作; hobby, 爱好); its **members**, in clusters of synonyms and translations,
 are its kinds or instances (hike, 爬山, 徒步; piano, 钢琴):
 

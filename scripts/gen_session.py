@@ -133,7 +133,7 @@ def main() -> int:
         env = {**os.environ, "MEMORY_STORE_DIR": os.path.join(tmp, "memory")}
         env.pop("MEMORY_STORE_DEBUG", None)
         # The page shows a shell where memory-store is on PATH: the hints it prints start
-        # with the bare name, as they do wherever the shell finds this install (§23).
+        # with the bare name, as they do wherever the shell finds this install (documentation/hosts.md#the-configuration-printed-for-this-install).
         env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
         text = render(PAGE.read_text(encoding="utf-8"), env)
     PAGE.write_text(text.replace(tmp, "/tmp/tmp.Qm3zK81c"), encoding="utf-8")

@@ -1,7 +1,7 @@
 """Write documentation/review-example.png: the review page of a realistic store at 1280 px.
 
 Builds a throwaway store through the real CLI (the same data as the browser
-tests: you, 小林 and Alex, every kind, plus what contract §20 adds: a changed
+tests: you, 小林 and Alex, every kind, plus what documentation/time.md#where-history-lives adds: a changed
 value, an ended row, a milestone, two rows of one concept for tidy to find),
 renders the page, has headless Chromium
 take a tall screenshot, trims the empty canvas below the page, and stores it
@@ -36,7 +36,7 @@ from support import browser  # noqa: E402  (tests/support/browser.py, once tests
 
 MARGIN = 40  # px of background kept below the page's last line
 
-# What time adds to the example (contract §20), one batch per apply.
+# What time adds to the example (documentation/time.md#where-history-lives), one batch per apply.
 OVER_TIME = (
     (
         browser.delta("object", "obj-a", "city", "上海", occurred_at="2025-09-01"),

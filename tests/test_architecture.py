@@ -1,4 +1,4 @@
-"""The map is true (contract §26): ``documentation/architecture.md`` names every package and
+"""The map is true (documentation/architecture.md#packages-and-modules): ``documentation/architecture.md`` names every package and
 module that exists and nothing that does not, and each module's docstring says what it holds.
 
 The map's module table (under "Every module") names each module by its path inside

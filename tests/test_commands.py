@@ -1,6 +1,6 @@
-"""Contract §8: show, context, log, forget, forget-object, revoke, clear, export (never into
-the store's directory, §17), and the refusal of destructive commands without --confirm,
-in the words of the face that was used (§22)."""
+"""documentation/commands.md#what-each-command-promises: show, context, log, forget, forget-object, revoke, clear, export (never into
+the store's directory, documentation/guarantees.md#robustness), and the refusal of destructive commands without --confirm,
+in the words of the face that was used (documentation/variables.md#commands-handed-to-the-person-name-the-store)."""
 
 from __future__ import annotations
 
@@ -290,7 +290,7 @@ def test_context_budget_drops_lowest_priority_first(enabled: Path) -> None:
     assert full["truncated"] is False
     assert ids(full["memories"]) == set(order)
     assert _size(full["memories"]) <= 8000
-    # The rows as release 1 returned them (the contract's keys of §6) fit as well.
+    # The rows as release 1 returned them (the keys of references/memory-rules.md#the-five-kinds) fit as well.
     whole = [{k: v for k, v in rows[m].items() if k not in TIME_KEYS} for m in order]
     assert _size(whole) <= 8000
 
@@ -625,7 +625,7 @@ def test_clear_removes_rows_and_history_keeps_consent(enabled: Path, state: str)
 
 def test_export_document(enabled: Path) -> None:
     put(delta(field="mbti", value="OVERWRITTEN-OLD"))
-    # A correction keeps no past value (§20): the old value survives only in a snapshot.
+    # A correction keeps no past value (documentation/time.md#writing): the old value survives only in a snapshot.
     put(
         delta(field="mbti", value="INFJ", correction=True),
         delta("user", field="goal", value="长期关系"),
@@ -762,7 +762,7 @@ def test_reference_example(enabled: Path) -> None:
     [result] = applied["results"]
     assert result["action"] == "created"
     memory = result["memory"]
-    # Compact by default (contract §23): the subject the delta named, the timestamps, the
+    # Compact by default (documentation/mcp.md#the-tools): the subject the delta named, the timestamps, the
     # evidence of a non-hypothesis and the time of a row without history are left out.
     assert compact == {
         "id": compact["id"],
@@ -785,9 +785,9 @@ def test_reference_example(enabled: Path) -> None:
     assert "undo" in applied["undo_hint"]
 
     ctx = ok("context", "--subject-id", "obj-a", "--max-chars", "4000")
-    # Compact (contract §13): the subject asked for, the timestamps and the
+    # Compact (documentation/recall.md#what-context---query-returns): the subject asked for, the timestamps and the
     # evidence of a non-hypothesis are left out.
-    # Its since (§20) is its occurred_at's day, which the row already carries.
+    # Its since (documentation/time.md#recall) is its occurred_at's day, which the row already carries.
     dropped = ("subject_id", "created_at", "updated_at", "source_ref", *TIME_KEYS)
     assert ctx["memories"] == [{k: v for k, v in memory.items() if k not in dropped}]
     assert ctx["truncated"] is False and ctx["omitted"] == 0

@@ -1,4 +1,4 @@
-"""Commands handed to the person name the store (contract §22).
+"""Commands handed to the person name the store (documentation/variables.md#commands-handed-to-the-person-name-the-store).
 
 An undo hint, doctor's advice, the NOT_INITIALIZED message and the command an MCP client
 that cannot ask hands over are whole commands the person can paste into a terminal that
@@ -128,7 +128,7 @@ async def test_mcp_cannot_ask_on_the_default_store_names_no_directory(
 
 
 # ---------------------------------------------------------------- an install whose bin is not on PATH
-# (contract §23): a virtual environment made as the README makes one, never activated.
+# (documentation/variables.md#commands-handed-to-the-person-name-the-store): a virtual environment made as the README makes one, never activated.
 
 SHELL_PATH = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin"])  # no memory-store
 

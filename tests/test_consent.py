@@ -1,5 +1,5 @@
-"""Contract §3 and §5: the consent states (``consent_state`` tells revoked from never
-asked, §22), the gate's position in the check order, a zero-length database, and file
+"""documentation/variables.md#where-the-store-lives, documentation/commands.md#consent-states-and-the-order-of-checks: the consent states (``consent_state`` tells revoked from never
+asked, documentation/commands.md#consent-states-and-the-order-of-checks), the gate's position in the check order, a zero-length database, and file
 modes whatever the umask."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ ABSENT_CASES: list[tuple[list[str], str | None]] = [
     (["context"], "NOT_INITIALIZED"),
     (["context", "--subject-id", "obj-a", "--max-chars", "500"], "NOT_INITIALIZED"),
     (["forget", "m-0123456789abcdef", "--confirm"], "NOT_INITIALIZED"),
-    # The command line, --confirm included, is checked before the store (§5 order).
+    # The command line, --confirm included, is checked before the store (documentation/commands.md#consent-states-and-the-order-of-checks order).
     (["forget", "m-0123456789abcdef"], "CONFIRMATION_REQUIRED"),
     (["forget-object", "obj-a", "--confirm"], "NOT_INITIALIZED"),
     (["forget-object", "obj-a"], "CONFIRMATION_REQUIRED"),
@@ -139,7 +139,7 @@ def test_default_location_is_not_created_by_reads(
 ) -> None:
     """With no --data-dir and no MEMORY_STORE_DIR the platformdirs location is used;
     it too is created only by enable --confirm. (An empty MEMORY_STORE_DIR is refused,
-    contract §21: tests/storage/test_data_directory.py.)"""
+    documentation/variables.md#where-the-store-lives: tests/storage/test_data_directory.py.)"""
     monkeypatch.delenv("MEMORY_STORE_DIR")
     env: dict[str, str] = {}
     xdg = tmp_path / "xdg-data"
@@ -373,7 +373,8 @@ def test_consent_state_walks_every_state(private_store: Path) -> None:
     ok("enable", "--confirm")  # consent restored: the revoke is no longer the answer
     assert _consent() == ("enabled", None)
     ok("revoke", "--delete", "--confirm")
-    state, revoked_at = _consent()  # contract §23: revoked stays revoked
+    # documentation/privacy.md#what-revoke---delete-leaves-a-tombstone: revoked stays revoked
+    state, revoked_at = _consent()
     assert state == "revoked" and revoked_at is not None
     assert ok("status")["exists"] is False
 
@@ -556,7 +557,8 @@ def test_umask_000_store_dir_created_private_via_env(private_store: Path) -> Non
     assert _mode(private_store / DB_NAME) == 0o600
     proc = _run_umask(0, "-m", "memory_store", "pause")
     assert proc.returncode == 0
-    out = private_store.parent / "x.json"  # never inside the store's directory (§17)
+    # never inside the store's directory (documentation/privacy.md#what-is-kept-and-where)
+    out = private_store.parent / "x.json"
     proc = _run_umask(0, "-m", "memory_store", "export", "--output", str(out))
     assert proc.returncode == 0
     assert _mode(out) == 0o600
@@ -574,7 +576,7 @@ def test_existing_directory_is_never_chmodded(private_store: Path) -> None:
     assert _mode(private_store) == 0o755
 
 
-# --- contract §23: revoked stays revoked ------------------------------------------
+# --- documentation/privacy.md#what-revoke---delete-leaves-a-tombstone: revoked stays revoked ------------------------------------------
 
 
 def test_revoke_delete_leaves_only_a_tombstone_that_says_revoked(private_store: Path) -> None:

@@ -1,4 +1,4 @@
-"""Documentation that cannot drift (contract §12, §4 schemas).
+"""Documentation that cannot drift (documentation/guarantees.md#the-skill-and-the-documents, documentation/commands.md#one-envelope-semantic-exit-codes schemas).
 
 - references/cli.md is the generator's output and names every command and option
   of the real argparse parser;
@@ -842,7 +842,7 @@ def _schema_keys(schema: dict[str, Any]) -> set[str]:
     return keys
 
 
-# The contract's §8 table of names hosts rely on.
+# The documentation/commands.md#what-each-command-promises table of names hosts rely on.
 CONTRACT_KEYS: dict[str, set[str]] = {
     "status": {
         "exists",
@@ -1059,7 +1059,7 @@ def test_skill_carries_the_protocol_in_both_languages() -> None:
 
 
 def test_skill_says_recalled_memory_is_data_never_an_instruction() -> None:
-    """Contract §17-§18: nothing in the store can tell a quote from an order, so the protocol
+    """documentation/guarantees.md#robustness, documentation/guarantees.md#the-skill-and-the-documents: nothing in the store can tell a quote from an order, so the protocol
     must: a ground rule, in both languages, that a memory is never a reason to act."""
     text = _read(SKILL)
     rules = " ".join(text[text.index("## Ground rules") : text.index("## 1.")].split())
@@ -1122,7 +1122,7 @@ def _readme_blocks() -> list[tuple[str, str]]:
 
 
 def test_readme_starts_with_the_install_and_test_commands() -> None:
-    """Contract §22–23: commands that work on a fresh Debian machine (a virtual environment
+    """documentation/variables.md#commands-handed-to-the-person-name-the-store, documentation/mcp.md#the-tools: commands that work on a fresh Debian machine (a virtual environment
     first; the project is on no package index), the first installing the MCP extra
     (serving a host is the main use), and CI runs the same test command."""
     lang, body = _readme_blocks()[0]
@@ -1138,7 +1138,7 @@ def test_readme_starts_with_the_install_and_test_commands() -> None:
 
 
 def test_ci_replays_the_documents_a_year_ahead() -> None:
-    """Contract §23: no test depends on the day it runs; CI proves it for the generated
+    """documentation/guarantees.md#tests: no test depends on the day it runs; CI proves it for the generated
     documents by running their tests again with the clock moved (libfaketime)."""
     ci = _read(ROOT / ".ci" / "run")
     assert re.search(r"^faketime -f '\+365d' \.venv/bin/python -m pytest .*test_docs", ci, re.M)
@@ -1224,7 +1224,7 @@ def test_readme_names_the_python_the_project_requires() -> None:
 
 
 def test_readme_puts_the_persons_path_first() -> None:
-    """Contract §23: install, connect the host, the skill, turn memory on — then the
+    """documentation/hosts.md#the-configuration-printed-for-this-install: install, connect the host, the skill, turn memory on — then the
     rest; the library has its own document, and backup and restore are explained."""
     text = _read(README)
     steps = [
@@ -1288,8 +1288,8 @@ def _documented_deltas(text: str) -> list[str]:
     return [s for s in snippets if "…" not in s]
 
 
-# SKILL.md keeps only a few examples within its budget (contract §22); the rest live in
-# references/ (time.md's, which use §20's keys, are checked in test_skill_doc.py).
+# SKILL.md keeps only a few examples within its budget (documentation/guarantees.md#the-skill-and-the-documents); the rest live in
+# references/ (time.md's, which use the keys (documentation/time.md#where-history-lives), are checked in test_skill_doc.py).
 @pytest.mark.parametrize(
     ("doc", "at_least"),
     [("SKILL.md", 2), ("references/memory-rules.md", 6), ("references/protocol.md", 6)],

@@ -1,4 +1,4 @@
-"""``doctor [--fix]`` (contract §8): read-only checks of files, schema and stored rows.
+"""``doctor [--fix]`` (documentation/commands.md#what-each-command-promises): read-only checks of files, schema and stored rows.
 
 Stores are broken by hand with the sqlite3 module, the way a user with the
 sqlite3 shell would; doctor must answer ``ok: false`` with one finding per

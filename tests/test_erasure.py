@@ -1,4 +1,4 @@
-"""Erasure is physical (contract §9): removed values' bytes are in none of the store's files.
+"""Erasure is physical (documentation/privacy.md#erasure-is-physical): removed values' bytes are in none of the store's files.
 
 Every value written here carries a unique marker. After each command the test
 asks the database which markers it still *retains* (live rows and the undo
@@ -52,7 +52,7 @@ WORDS = [
 
 
 def retained_markers(store_dir: Path) -> set[str]:
-    """Markers the store is still allowed to hold: live rows, their past values (§20) and
+    """Markers the store is still allowed to hold: live rows, their past values (documentation/time.md#where-history-lives) and
     undo snapshots."""
     conn = db_connect(store_dir, readonly=True)
     try:
@@ -139,7 +139,7 @@ def test_undo_erases_the_written_value(watched: Path) -> None:
 
 
 def test_overwritten_value_leaves_with_the_undo_window(watched: Path) -> None:
-    # A correction keeps no past value (§20), so the old value lives only in the snapshot.
+    # A correction keeps no past value (documentation/time.md#writing), so the old value lives only in the snapshot.
     apply(delta(field="stage", value="old-stage-will-expire"))
     apply(delta(field="stage", value="new-stage", correction=True))
     for i in range(19):

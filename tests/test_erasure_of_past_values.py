@@ -1,4 +1,4 @@
-"""Past values are erased with their row (contract §20 and §9), and doctor knows them.
+"""Past values are erased with their row (documentation/privacy.md#past-values-release-3, documentation/privacy.md#erasure-is-physical), and doctor knows them.
 
 Each past value carries a unique marker; after forget, forget-object, clear and
 revoke --delete the raw bytes of memory.sqlite3, -wal and -shm hold none of them.

@@ -1,4 +1,4 @@
-"""Export version 3 and import of versions 1, 2 and 3 (contract §20, §15 and §27).
+"""Export version 3 and import of versions 1, 2 and 3 (documentation/time.md#where-history-lives, documentation/commands.md#import-an-export-comes-back, documentation/guarantees.md#robustness).
 
 - export → revoke --delete → enable → import gives back the same rows, with their
   since, past values, ended state and pins;
@@ -275,7 +275,7 @@ def test_an_import_over_the_store_wide_past_cap_is_refused_whole(enabled: Path) 
 def test_the_offset_an_event_time_was_written_in_survives_export_and_import(
     enabled: Path, tmp_path: Path
 ) -> None:
-    """§27: the restored store's review page shows 19:30 +08:00, not 11:30 UTC."""
+    """documentation/guarantees.md#robustness: the restored store's review page shows 19:30 +08:00, not 11:30 UTC."""
     put(delta("event", field="conflict", value="吵架", occurred_at="2026-07-20T19:30:00+08:00"))
     out = tmp_path / "backup.json"
     ok("export", "--output", str(out))
@@ -296,7 +296,7 @@ def test_the_offset_an_event_time_was_written_in_survives_export_and_import(
 def test_every_offset_apply_takes_comes_back_from_its_own_export(
     enabled: Path, offset: str
 ) -> None:
-    """§27: apply and import read one offset rule, so a store's export always imports."""
+    """documentation/commands.md#import-an-export-comes-back: apply and import read one offset rule, so a store's export always imports."""
     put(delta("event", field="conflict", value="吵架", occurred_at=f"2026-07-20T19:30{offset}"))
     doc = ok("export")["document"]
     ok("revoke", "--delete", "--confirm")
@@ -350,7 +350,7 @@ def test_a_malformed_offset_is_refused_naming_the_row(
 
 @pytest.mark.parametrize("padding", [" " * 5000, "\u3000" * 300, "\n\t "])
 def test_an_imported_past_value_is_stored_trimmed_and_bounded(enabled: Path, padding: str) -> None:
-    """§27: the past value is checked trimmed and stored trimmed, like every value (§6)."""
+    """documentation/commands.md#import-an-export-comes-back: the past value is checked trimmed and stored trimmed, like every value (references/memory-rules.md#field-rules-enforced)."""
     doc = _as_version_two(_v2_doc())  # what release 3 wrote, and stored raw
     i = _index_of(doc, "city")
     doc["memories"][i]["past"][0]["value"] = padding + "a" * 200 + padding

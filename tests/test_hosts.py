@@ -1,4 +1,4 @@
-"""Host configuration, tested (contract §22).
+"""Host configuration, tested (documentation/hosts.md#the-configuration-printed-for-this-install).
 
 - ``mcp --print-config HOST`` through the real CLI: every host's text parses
   (JSON, TOML with ``tomllib``, the shell line with ``shlex``) and names this
@@ -112,7 +112,7 @@ def test_print_config_pins_the_directory_given_and_the_default(tmp_path: Path) -
 
 @pytest.mark.parametrize("how", ["--data-dir", "MEMORY_STORE_DIR"])
 def test_a_data_directory_that_is_not_utf8_is_refused(tmp_path: Path, how: str) -> None:
-    """§27: a lone surrogate cannot be saved in a UTF-8 configuration, and its escaped
+    """documentation/hosts.md#the-configuration-printed-for-this-install: a lone surrogate cannot be saved in a UTF-8 configuration, and its escaped
     form would name another, empty directory — print-config refuses, saying why."""
     odd = os.fsencode(tmp_path) + b"/caf\xe9-store"
     argv: list[Any] = [sys.executable, "-m", "memory_store"]

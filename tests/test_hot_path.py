@@ -2,7 +2,7 @@
 
 Deterministic, not timed: it checks which modules a real ``status`` / ``context``
 process imported, so a later change cannot quietly put jsonschema or tabulate
-back on the hot path (contract §11; figures in documentation/performance.md).
+back on the hot path (documentation/performance.md#targets; figures in documentation/performance.md).
 """
 
 from __future__ import annotations
@@ -179,13 +179,13 @@ def test_the_parse_leaves_argparse_as_found_and_still_knows_a_negative_number() 
 
 # How many of the package's own modules each call loads (release 3's flat package loaded
 # the same numbers): a package's entry module is its __init__, so the move into concern
-# packages (contract §26) added no module to any call; each one costs ~0.2 M instructions.
+# packages (documentation/performance.md#targets) added no module to any call; each one costs ~0.2 M instructions.
 OWN_MODULES = [
     (["status"], 11),
     (["context", "--subject-id", "obj-a"], 13),
     (["context", "--subject-id", "obj-a", "--query", "他们吵架了吗？ any conflict?"], 16),
     (["search", "--query", "吵架 conflict"], 15),
-    # a question about time, and a day asked for, add recall/anchors.py (contract §24)
+    # a question about time, and a day asked for, add recall/anchors.py (documentation/time.md#as-of-a-time-anchors-and---as-of)
     (["context", "--subject-id", "obj-a", "--query", "吵架那会儿她在做什么工作？"], 17),
     (["context", "--subject-id", "obj-a", "--as-of", "2026-01-01"], 14),
     (["show"], 12),

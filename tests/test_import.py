@@ -1,7 +1,7 @@
-"""import (contract §15): an export comes back, checked like apply, all or nothing, undoable.
+"""import (documentation/commands.md#import-an-export-comes-back): an export comes back, checked like apply, all or nothing, undoable.
 
-Also through a pipe (``export | import -``, §22), and never with a time after the
-import's own (§21)."""
+Also through a pipe (``export | import -``, documentation/commands.md#import-an-export-comes-back), and never with a time after the
+import's own (documentation/permissions.md#what-the-code-enforces-for-everyone)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Moving in from another assistant (SKILL.md §4, references/protocol.md).
+"""Moving in from another assistant (SKILL.md section 4, references/protocol.md).
 
 The memories a person pastes from ChatGPT or Claude, once they confirm the list, go in
 as ``user_explicit`` deltas in one ``apply`` batch: one operation, so one undo reverts

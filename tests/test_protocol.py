@@ -1,4 +1,4 @@
-"""One protocol (contract §23): the MCP server's instructions, ``SKILL.md`` and
+"""One protocol (documentation/guarantees.md#the-skill-and-the-documents): the MCP server's instructions, ``SKILL.md`` and
 ``references/`` say the same where the model acts on them — what to do in each
 ``consent_state`` (never ``memory_enable`` when paused or revoked), one rule for
 ``related``, no second question in chat when the client asks the person, and health

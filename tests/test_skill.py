@@ -1,4 +1,4 @@
-"""The skill ships in the package and installs where a host reads skills (contract §22).
+"""The skill ships in the package and installs where a host reads skills (documentation/hosts.md#the-skill).
 
 Through the real command line in a subprocess with a temporary ``HOME`` (the
 host directories are under it), the Agent Skills reference validator on what was
@@ -263,7 +263,7 @@ def test_the_installed_server_publishes_output_schemas_from_the_package(
 def test_installed_files_are_never_writable_by_others(
     home: dict[str, str], tmp_path: Path, umask: str
 ) -> None:
-    """SKILL.md is instructions an assistant with a shell follows (contract §27): under a
+    """SKILL.md is instructions an assistant with a shell follows (documentation/hosts.md#the-skill): under a
     permissive umask the folders stay 0755 and the files 0644, the new parents included."""
     skills = tmp_path / "new" / "skills"
     proc = subprocess.run(

@@ -1,9 +1,9 @@
-"""SKILL.md fits a model's budget and teaches the protocols of time and of the person (§20, §22).
+"""SKILL.md fits a model's budget and teaches the protocols of time and of the person (documentation/time.md#recall, documentation/guarantees.md#the-skill-and-the-documents).
 
 - the body stays under 12,000 characters (the contract's stand-in for 5,000 tokens),
   and what moved out of it is linked and exists;
 - it teaches the time protocol (change, correction, end, related/replaces, pinned,
-  "when" questions, tidy) and §22 (consent_state, names, commands handed over whole);
+  "when" questions, tidy) and documentation/commands.md#consent-states-and-the-order-of-checks (consent_state, names, commands handed over whole);
 - it settles what a new reader found ambiguous: a task, persisted consent, relative
   and unknown dates, source_ref without turn numbers, ids inside commands;
 - the phrase→command map and the consent question are in Chinese and English;
@@ -100,7 +100,7 @@ def test_every_mcp_tool_is_named_in_the_skill() -> None:
 
 
 def test_no_document_of_the_skill_installs_from_a_package_index() -> None:
-    # Contract §22: the project is not on an index under this name. (The generated
+    # documentation/commands.md#a-person-named-never-guessed: the project is not on an index under this name. (The generated
     # references follow the code they are generated from; these are written by hand.)
     prose = ("protocol.md", "time.md", "memory-rules.md", "error-codes.md")
     for doc in [SKILL, *(REFERENCES / name for name in prose)]:
@@ -111,7 +111,7 @@ def test_no_document_of_the_skill_installs_from_a_package_index() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Consent (§22) and the words a new reader asked about
+# Consent (documentation/commands.md#consent-states-and-the-order-of-checks) and the words a new reader asked about
 
 
 def test_the_status_table_names_every_consent_state_once() -> None:
@@ -171,7 +171,7 @@ def test_ids_appear_only_inside_commands_handed_over_whole() -> None:
 
 
 # ---------------------------------------------------------------------------
-# The time protocol (§20)
+# The time protocol (documentation/time.md#where-history-lives)
 
 
 def test_the_skill_teaches_change_correction_and_end() -> None:
@@ -224,9 +224,9 @@ def _without_time_keys(delta: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_time_reference_deltas_are_accepted() -> None:
-    """Every example in time.md is one `apply` takes. Until the delta schema carries §20's
-    keys (release 3 is adding them), each example must use only keys the schema or §20
-    names, and must be accepted once the §20 keys are taken out (an `end` has nothing
+    """Every example in time.md is one `apply` takes. Until the delta schema carries the (documentation/time.md#recall)
+    keys (release 3 is adding them), each example must use only keys the schema or documentation/time.md#where-history-lives
+    names, and must be accepted once the documentation/time.md#where-history-lives keys are taken out (an `end` has nothing
     left to check). With the keys in the schema, each is validated whole."""
     snippets = _documented_deltas(_read(REFERENCES / "time.md"))
     assert len(snippets) >= 6

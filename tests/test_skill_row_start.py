@@ -1,4 +1,4 @@
-"""Where a row's start is, in every shape ``context`` gives it (SKILL.md §3).
+"""Where a row's start is, in every shape ``context`` gives it (SKILL.md section 3).
 
 SKILL.md says: a row's start is its ``since``, else its ``occurred_at`` (the same day,
 not repeated), a past value's ``since``–``until``, and where neither is given, ``show``

@@ -1,4 +1,4 @@
-"""The package's shape (contract §26): concern packages, layer rules, no import cycle, small parts.
+"""The package's shape (documentation/architecture.md#which-package-may-import-which): concern packages, layer rules, no import cycle, small parts.
 
 Read from the source with ``ast``: which module imports which (at module level or
 inside a function, since a lazy import is still a dependency; relative imports of
@@ -24,7 +24,7 @@ FUNCTION_LINES = 80
 # cover; policy.py is held to the usual size.
 DATA_MODULES = {"memory_store.sensitive_terms"}
 
-# §26's rooms. The faces are what a person or a host talks to (the command line, the MCP
+# The rooms (documentation/architecture.md#packages-and-modules). The faces are what a person or a host talks to (the command line, the MCP
 # server, the person's page); nothing else imports them.
 FACES = {"memory_store.cli", "memory_store.mcp", "memory_store.page", "memory_store.__main__"}
 PACKAGES = {"cli", "mcp", "page", "commands", "recall", "writes", "review", "storage"}

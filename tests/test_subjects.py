@@ -1,4 +1,4 @@
-"""Names resolve to subjects (contract §22): the person says 小林, the store keeps obj-a.
+"""Names resolve to subjects (documentation/commands.md#a-person-named-never-guessed): the person says 小林, the store keeps obj-a.
 
 ``context``, ``show``, ``search`` and ``forget-object`` take a subject's display label
 where they take its id; a label two subjects share is ambiguous and lists both; an
@@ -87,7 +87,7 @@ async def test_mcp_tools_take_names(people: Path, store: Any) -> None:
     assert shlex.split(ask["command"])[-3:] == ["forget-object", "老王", "--confirm"]
 
 
-# --- contract §23: a plain name does not make a second person ---------------------
+# --- documentation/commands.md#a-person-named-never-guessed: a plain name does not make a second person ---------------------
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The wheel holds every package (contract §26): ``pyproject.toml`` lists the packages one by
+"""The wheel holds every package (documentation/architecture.md#packages-and-modules): ``pyproject.toml`` lists the packages one by
 one, and an editable install would pass while a wheel shipped without a new folder.
 
 The wheel is built from a clean copy of the checkout (``conftest.installed_wheel``); each

@@ -161,7 +161,7 @@ def _nargs_match(pattern: str, text: str) -> SimpleNamespace | bool | None:
 
 
 def argv_text(text: str) -> str:
-    """Command-line text as UTF-8 whatever the locale (contract §21).
+    """Command-line text as UTF-8 whatever the locale (documentation/commands.md#robustness).
 
     Python decodes argv with the locale's codec: under GB18030 the UTF-8 bytes
     of 小A become other characters, under Latin-1 control characters, under a

@@ -1,6 +1,5 @@
 """Human tables for ``--format table`` (tabulate, imported only here): one table per
-command's data, fitted to the terminal by wrapping long text, never an id (contract
-§23). The JSON envelope is ``errors.py``'s."""
+command's data, fitted to the terminal by wrapping long text, never an id (documentation/mcp.md#the-tools). The JSON envelope is ``errors.py``'s."""
 
 from __future__ import annotations
 
@@ -187,7 +186,7 @@ def _pairs(data: dict[str, Any], skip: tuple[str, ...] = ()) -> str:
     return _grid(items, [], "plain") if items else ""
 
 
-# search's compact rows (contract §13): the columns a person reads, the id last (for forget).
+# search's compact rows (documentation/recall.md#what-context---query-returns): the columns a person reads, the id last (for forget).
 SEARCH_COLUMNS = ("subject_id", "scope", "field", "value", "occurred_at", "confidence", "id")
 LOG_COLUMNS = ("op_id", "created_at", "action", "rows", "summary")
 
@@ -200,7 +199,7 @@ def _dated(columns: tuple[str, ...], memories: list[dict[str, Any]]) -> tuple[st
 
 
 def _show_columns(memories: list[dict[str, Any]]) -> tuple[str, ...]:
-    """``show``'s columns: the row keys, ``since``, and the other time keys (§20) only when
+    """``show``'s columns: the row keys, ``since``, and the other time keys (documentation/time.md#where-history-lives) only when
     some row has one (a past value, an end, a pin), so that a plain store stays narrow."""
     extra = tuple(k for k in TIME_KEYS[1:] if any(m.get(k) for m in memories))
     return (*ROW_KEYS, "since", *extra)

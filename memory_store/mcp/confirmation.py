@@ -87,7 +87,7 @@ def _terminal_command(store: Any, command: Command, args: dict[str, Any]) -> str
 
 def _question(store: Any, command: Command, args: dict[str, Any]) -> tuple[str, str, str]:
     """(question, language, the subject's code or ""), counted from the store now: the
-    same words can name another person once a label moves (contract §27)."""
+    same words can name another person once a label moves (documentation/mcp.md#why-the-person-confirms-and-how)."""
     facts = _facts(store, command.name, args)
     text, language = confirmation_text.ask(command.name, args, facts)
     return text, language, facts.get("subject_id") or ""
@@ -140,7 +140,7 @@ def _changed_since_asked(
 
 
 def cannot_ask(store: Any, command: Command, args: dict[str, Any], language: str) -> CallToolResult:
-    """§14's ordinary result when the person could not be asked: nothing changed, and the
+    """The ordinary result (documentation/mcp.md#hosts-without-elicitation) when the person could not be asked: nothing changed, and the
     command they can run themselves."""
     line = _terminal_command(store, command, args)
     text = confirmation_text.nothing_changed("cannot_ask", language, line)

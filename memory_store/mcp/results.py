@@ -1,5 +1,5 @@
 """What an MCP tool answers: the command's data as a result, a refusal as a tool error with
-the contract's ``{code, message, details}``, and the function the SDK reads a tool's
+the envelope's ``{code, message, details}``, and the function the SDK reads a tool's
 parameters from. Imported only by the MCP server (this package's ``__init__`` and ``confirmation``).
 """
 
@@ -31,7 +31,7 @@ def ok(data: dict[str, Any], text: str | None = None) -> CallToolResult:
 
 
 def refusal_text(payload: dict[str, Any]) -> str:
-    """A refusal as the text a model reads: the contract's ``{code, message, details}`` as
+    """A refusal as the text a model reads: the envelope's ``{code, message, details}`` as
     JSON (the message says the fix)."""
     return dumps(
         {"code": payload["code"], "message": payload["message"], "details": payload["details"]}
@@ -83,7 +83,7 @@ def is_refusal(payload: object) -> TypeGuard[dict[str, Any]]:
 
 
 def run_tool(store: Any, command: Command, args: dict[str, Any]) -> CallToolResult:
-    """One library call; every failure ends in a tool error with a contract code."""
+    """One library call; every failure ends in a tool error with an error code (references/error-codes.md#error-codes)."""
     try:
         data = command.call(store, args)
         if data is None:  # only `mcp` serves instead of answering, and it is no tool

@@ -1,7 +1,7 @@
 """What ``tools/list`` publishes of each tool: its description and its input schema, in the
 subset of JSON Schema every host accepts, derived from the registry and the full schemas.
 
-A host sends the whole list to the model in every conversation (contract §23: at most
+A host sends the whole list to the model in every conversation (documentation/mcp.md#the-tools: at most
 16,000 characters, 8,000 of them names, titles, descriptions, input schemas and
 annotations). So an input schema is flat — types, enums, bounds and a few words, no
 ``allOf``/``anyOf``/``oneOf``/``if``/``not``, no ``$ref`` — and derived mechanically

@@ -4,12 +4,12 @@ The SDK's stdio transport decodes a line as UTF-8 with replacement and parses it
 pydantic: a line it cannot parse (a lone surrogate such as ``"\\ud800"``, half an emoji,
 which models do emit) is dropped without an answer, so the host waits for ever; bytes
 that are not UTF-8 silently become U+FFFD; and a repeated key keeps its last value, where
-the CLI refuses the same delta (contract §21). So the server reads the lines itself
+the CLI refuses the same delta (documentation/mcp.md#arguments-checked-like-the-command-lines). So the server reads the lines itself
 (:class:`CheckedLines`, given to the SDK's ``stdio_server`` as its input) and passes on
 unchanged every line that parses cleanly. Any other line is answered:
 
 - a ``tools/call`` whose *arguments* hold the problem becomes a call of no tool, which
-  :func:`refusals` turns into a tool error with the contract's ``{code, message,
+  :func:`refusals` turns into a tool error with the envelope's ``{code, message,
   details}`` — ``INVALID_DELTA`` inside ``memory_apply``'s delta, as the CLI answers,
   ``INVALID_ARGUMENTS`` elsewhere — through the SDK's own result path, so the reply has
   the shape of the protocol generation in use;

@@ -77,7 +77,7 @@ def _row(store: MemoryStore, memory_id: str) -> dict[str, Any]:
     )
 
 
-# The page names one past value by its own handle, ``past_id`` (contract §23), which the
+# The page names one past value by its own handle, ``past_id`` (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id), which the
 # command line's apply takes too; the confirmation's digest (its value and dates) still
 # guards against a value that changed while the person read the question.
 def _past_entry(row: dict[str, Any], handle: str) -> dict[str, Any]:

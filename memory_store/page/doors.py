@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing costs a few ms to import
 if TYPE_CHECKING:
     from typing import Any
 
-# The consent states in which nothing is remembered for the assistant (documentation/consent.md).
+# The consent states in which nothing is remembered for the assistant (documentation/commands.md#consent-states-and-the-order-of-checks).
 BEFORE_CONSENT = ("absent", "never_enabled", "revoked")
 
 

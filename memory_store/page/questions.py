@@ -4,7 +4,7 @@ A destructive button (forget a row, a past value or a person; withdraw consent, 
 without deleting) answers with this page instead of acting. Its yes-button carries
 ``asked``, a digest of the counts the person read; the server counts again before it acts
 and, if anything changed meanwhile, asks again with the new numbers (as the MCP server does
-after an elicitation, contract §21). The person is the one clicking, so this page is their
+after an elicitation, documentation/mcp.md#why-the-person-confirms-and-how). The person is the one clicking, so this page is their
 channel, like the question a client asks. Every stored string goes through ``e``.
 """
 

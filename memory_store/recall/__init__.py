@@ -1,7 +1,7 @@
 """Reading memory back: ``show`` (everything), ``context`` (what matters, in a budget) and
 ``search`` (which rows, of whom, match a question).
 
-``context`` and ``search`` return compact rows (contract §13), without the bookkeeping
+``context`` and ``search`` return compact rows (documentation/recall.md#what-context---query-returns), without the bookkeeping
 ``show`` keeps; with a query, ``relevance.py`` orders the candidates; no index is kept,
 so nothing here can outlive a deleted memory.
 """
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from ..storage import Session
 
 _CONFIDENCE_RANK = {c: i for i, c in enumerate(policy.CONFIDENCES)}  # high=0
-_JSON = json.JSONEncoder(ensure_ascii=False)  # the budget's measure (contract §8)
+# the budget's measure (documentation/commands.md#what-each-command-promises)
+_JSON = json.JSONEncoder(ensure_ascii=False)
 _STRING = json.encoder.encode_basestring  # how json.dumps(..., ensure_ascii=False) writes a string
 # Asked about a person, a user-profile row's relevance counts this share of the same
 # score on that person's row (the recall benchmark's DEV split: documentation/recall.md).
@@ -61,7 +62,7 @@ def priority_order(
 
     Object rows (the display label first), relationship rows, the user
     profile, hypotheses (highest confidence, then newest), and the most
-    recent events with every pinned milestone (contract §20); the budget cuts
+    recent events with every pinned milestone (documentation/time.md#writing); the budget cuts
     from the end.
     """
     objects = _newest([r for r in mine if r["scope"] == "object"])
@@ -95,10 +96,10 @@ def context(
 
     With ``query``: the subject's display label first, then every candidate the
     query matches (all of the subject's events among them, and the past values
-    of its rows: contract §20), best first, then the rest in release 1's order; the values
-    true at a time the query names, or on the day ``as_of``, first (§24, ``in_time``).
+    of its rows: documentation/time.md#recall), best first, then the rest in release 1's order; the values
+    true at a time the query names, or on the day ``as_of``, first (documentation/time.md#as-of-a-time-anchors-and---as-of, ``in_time``).
     Only current values are candidates without a query. ``resolve`` turns a subject that
-    no row names into the subject it means (a display label, §22), after the gate."""
+    no row names into the subject it means (a display label, documentation/commands.md#a-person-named-never-guessed), after the gate."""
     session.gate(session.settings())
     found = _rows_of(session, subject_id)
     unnamed = subject_id not in (None, policy.USER_SUBJECT) and not any(
@@ -241,7 +242,7 @@ on_erasure(forget)
 
 
 def _dated(current: list[dict[str, Any]]) -> set[str]:
-    """Rows whose ``since`` is worth its budget (contract §20): relationship rows,
+    """Rows whose ``since`` is worth its budget (documentation/time.md#recall): relationship rows,
     hypotheses, rows with past values and rows with a same-concept sibling."""
     out = {
         r["id"]
@@ -275,7 +276,7 @@ def roster_fit(
 def compact(
     row: dict[str, Any], subject_id: str | None, dated: set[str] | frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """A row as ``context`` and ``search`` return it (contract §13): always id, scope,
+    """A row as ``context`` and ``search`` return it (documentation/recall.md#what-context---query-returns): always id, scope,
     field and value; the rest only when it tells the reader something. A past value
     always carries ``since`` and ``until``; a current row in ``dated`` its ``since``
     (unless its ``occurred_at`` already says that day)."""
@@ -290,7 +291,8 @@ def compact(
     if "until" in row:
         out["since"] = row["since"]
         out["until"] = row["until"]
-        out["past_id"] = row["past_id"]  # §23: by the row's id, the current value would go
+        # references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id: by the row's id, the current value would go
+        out["past_id"] = row["past_id"]
     elif row["id"] in dated and row["scope"] != "event" and (occurred or "")[:10] != row["since"]:
         out["since"] = row["since"]
     return rows.with_compact_tail(out, row)
@@ -348,7 +350,7 @@ def matches(
 ) -> list[dict[str, Any]]:
     """The matching candidates, best first. Past values (rows with ``until``) rank with
     current rows when the question is about time, else after every current match:
-    a question about now is answered by what is current first (contract §20)."""
+    a question about now is answered by what is current first (documentation/time.md#recall)."""
     hits = [r for _, r in scored(query, candidates, subject_id, drop_common, user_weight)]
     if about_time:
         from .terms import asks_about_an_end
@@ -388,8 +390,8 @@ def search(
     as_of: str | None = None,
 ) -> dict[str, Any]:
     """The rows a question matches, across subjects (or one subject or scope), best first;
-    past values among them, marked with ``until`` (contract §20); those true at the time
-    the question names (or on ``as_of``) first (§24)."""
+    past values among them, marked with ``until`` (documentation/time.md#recall); those true at the time
+    the question names (or on ``as_of``) first (documentation/time.md#as-of-a-time-anchors-and---as-of)."""
     session.gate(session.settings())
     from . import terms
     from .relevance import about_time as asks_about_time

@@ -1,10 +1,10 @@
-"""The bilingual alias table of contract §13: policy data for ``relevance``.
+"""The bilingual alias table of documentation/recall.md#the-alias-table-widens-the-question-not-a-field: policy data for ``relevance``.
 
 Each group is one everyday concept of the relationship-advice domain -- the
 standard field vocabulary of ``references/memory-rules.md`` and what people tell
 an assistant about the people in their lives -- named in English and Chinese.
 The alias table widens the words of the question, never the reach of a field
-(contract §21, "search is precise"). So a group has two kinds of term:
+(documentation/recall.md#the-alias-table-widens-the-question-not-a-field, "search is precise"). So a group has two kinds of term:
 
 - its *heads*, the words that name the concept itself (job, 工作, 职业; hobby,
   爱好, 兴趣). A question holding a head asks about the concept: it matches the

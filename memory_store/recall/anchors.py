@@ -1,4 +1,4 @@
-"""Memory as of a time (contract §24): the time a question names, and the values true then.
+"""Memory as of a time (documentation/time.md#as-of-a-time-anchors-and---as-of): the time a question names, and the values true then.
 
 People name a time by what happened then ("when we met", "在武汉那会儿"), not by a date.
 The store holds the date: an event's ``occurred_at``, a value's ``since``-``until``. Here,
@@ -310,7 +310,7 @@ def reorder(
     as_of: str | None = None,
     timely: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """``ranked`` (the order of §20, ``first`` at its head) with the values true at a
+    """``ranked`` (the order of documentation/time.md#recall, ``first`` at its head) with the values true at a
     time first: on ``as_of`` every value, else at the anchors the question names the
     asked fields' values (the anchors after them); for a question about the past
     (``timely``, or an order word) with no anchor, the asked fields' rows in their
@@ -350,7 +350,8 @@ def reorder(
             [r for r in lead if _other(r, wanted)] if wanted is None else []
         )
         if not any("until" in r for r in lead):
-            lead = []  # no past value of the asked field to find first: §20's order
+            # no past value of the asked field to find first: the order (documentation/time.md#recall)
+            lead = []
         elif order:
             lead = by_order(lead, order)  # "我们最开始是什么关系？": the first stage first
     else:
@@ -424,7 +425,7 @@ def public(span: tuple[str, str], anchor: dict[str, Any] | None) -> dict[str, An
 
 def source(row: dict[str, Any]) -> dict[str, Any]:
     """Which stored value an anchor is: the row's ``id``, and for a past value its own
-    handle, ``past_id`` (contract §23), as ``show`` gives it."""
+    handle, ``past_id`` (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id), as ``show`` gives it."""
     out: dict[str, Any] = {"id": row["id"]}
     if "until" in row and row.get("past_id"):
         out["past_id"] = row["past_id"]

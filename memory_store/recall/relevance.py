@@ -1,7 +1,7 @@
-"""How relevant each stored memory is to the user's current question (contract §13).
+"""How relevant each stored memory is to the user's current question (documentation/recall.md#the-method).
 
 Lexical, and computed per call over the rows ``context`` has already read: no
-index is kept, so nothing here can outlive a deleted memory (§9). :func:`check_query`
+index is kept, so nothing here can outlive a deleted memory (documentation/privacy.md#erasure-is-physical). :func:`check_query`
 takes the question (or refuses it); :func:`score_rows` gives one Okapi BM25 score per row.
 
 Terms. Text is NFKC-folded and lowercased. Runs of letters and digits are words, with
@@ -15,7 +15,7 @@ name (``planned_activity`` -> planned, activity) and, for a hypothesis, its evid
 
 - an alias group (``aliases.py``) that both the question and the row name, in
   either language: 过敏 and "allergic" name the same group. The table widens
-  the question's words, not a field's reach (§21): a field name counts only
+  the question's words, not a field's reach (documentation/recall.md#the-alias-table-widens-the-question-not-a-field): a field name counts only
   when the question asks about its concept (``terms.group_at``);
 - a year or month that the question names and the row's ``occurred_at`` holds.
 
@@ -65,7 +65,7 @@ COMMON_MIN_ROWS = 20
 
 def check_query(text: str) -> str:
     """The trimmed query, or ``INVALID_ARGUMENTS`` naming the rule it breaks: a stored
-    value's characters (§6, ``rows.forbidden_char``), then 1-500 after trimming."""
+    value's characters (references/memory-rules.md#field-rules-enforced, ``rows.forbidden_char``), then 1-500 after trimming."""
     if not isinstance(text, str):
         raise _invalid("must be text")
     found = forbidden_char(text)
@@ -294,7 +294,7 @@ def score_rows(
     exactly that word. And in ``context`` a member of an alias group named by
     the question also reaches its group's other members in values ("hikes" finds
     a camping trip), which a question about one person's activities often needs;
-    ``search`` is precise (contract §21): "hiking" does not find who plays the
+    ``search`` is precise (documentation/recall.md#the-alias-table-widens-the-question-not-a-field): "hiking" does not find who plays the
     piano. Field names are reached the same way in both (``terms.group_at``).
     """
     n = len(rows)
@@ -335,7 +335,7 @@ def score_rows(
         held, labels = found.per_row(counts)
         columns.append((1.0, held, weak))
         named.append((labels, weak))
-    # A question that only names a person ("Alice") asks for their rows (contract §27).
+    # A question that only names a person ("Alice") asks for their rows (documentation/recall.md#the-alias-table-widens-the-question-not-a-field).
     strong = [labels for labels, weak in named if not weak]
     if not groups and not dates and strong and all(strong):
         return _named_persons_rows(rows, _bm25(columns, found.lengths(), for_context))
@@ -355,7 +355,7 @@ def score_rows(
 
 def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
     """A question that only names a person: the label rows it matches best (小林, not 小美,
-    for "小林"; both Alexes for "Alex") bring in their subjects' rows (contract §27)."""
+    for "小林"; both Alexes for "Alex") bring in their subjects' rows (documentation/recall.md#the-alias-table-widens-the-question-not-a-field)."""
     at = _label_at(rows)
     best = max((scores[i] for i in at.values()), default=0.0)
     if best <= 0:

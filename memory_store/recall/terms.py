@@ -1,5 +1,5 @@
 """Terms: how a question and a memory are cut into the words, characters and concepts
-that ``relevance`` matches (contract §13).
+that ``relevance`` matches (documentation/recall.md#the-method).
 
 Text is NFKC-folded and lowercased. Runs of letters and digits are words, with
 light English suffix folding (works, worked, working -> work) and cut to a

@@ -39,7 +39,7 @@ _OFFER = "if remembering would help, offer it once; only the person's yes turns 
 
 
 def not_initialized(location: Location | None = None, reading: bool = False) -> MemoryStoreError:
-    """NOT_INITIALIZED; with the store's ``location``, the command names it (contract §22).
+    """NOT_INITIALIZED; with the store's ``location``, the command names it (documentation/variables.md#commands-handed-to-the-person-name-the-store).
     ``reading``: a command that only reads (``show``, ``log``, ``review``, ``export``)."""
     command = location.command("enable", "--confirm") if location else "enable --confirm"
     kept = "nothing is kept: " if reading else ""
@@ -47,7 +47,8 @@ def not_initialized(location: Location | None = None, reading: bool = False) -> 
         from . import tombstone
 
         left = tombstone.read(location.data_dir)
-        if left is not None:  # contract §23: revoked stays revoked
+        # documentation/privacy.md#what-revoke---delete-leaves-a-tombstone: revoked stays revoked
+        if left is not None:
             return error(
                 "NOT_INITIALIZED",
                 f"{kept}the person turned memory off and had everything deleted; "
@@ -159,7 +160,7 @@ class Session:
 
     @classmethod
     def attach(cls, location: Location, check_owner: bool = True) -> Session | None:
-        """Steps 2-3 of the contract's check order, up to a connection.
+        """Steps 2-3 of the check order (documentation/commands.md#consent-states-and-the-order-of-checks), up to a connection.
 
         The data directory and the files must be safe (and, unless
         ``check_owner`` is false, owned by this user and not writable by

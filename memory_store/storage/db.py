@@ -38,7 +38,7 @@ def busy_timeout_ms() -> int:
 
 
 def translate(exc: BaseException) -> MemoryStoreError:
-    """Map a sqlite3 or OS error to the contract's codes."""
+    """Map a sqlite3 or OS error to the error codes (references/error-codes.md#error-codes)."""
     if isinstance(exc, MemoryStoreError):
         return exc
     if isinstance(exc, OSError):

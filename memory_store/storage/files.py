@@ -44,7 +44,7 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> str:
     An empty directory (``--data-dir ""``, ``MemoryStore(data_dir="")``, or an
     empty ``MEMORY_STORE_DIR``, what an unset shell variable expands to) is
     INVALID_ARGUMENTS, never "not given": read as the default it would let
-    ``clear --confirm`` reach the person's real store (contract §21). The
+    ``clear --confirm`` reach the person's real store (documentation/variables.md#where-the-store-lives). The
     environment is consulted only when no directory is given.
 
     platformdirs is imported only when neither the option nor the environment
@@ -144,10 +144,10 @@ def command_line(data_dir: str | None, *words: str) -> str:
     """The text of a command handed to the person: ``memory-store [--data-dir DIR] WORDS…``.
 
     The program is :func:`program`: the bare name where the person's shell finds
-    this install, else its absolute path (contract §23). ``data_dir`` is None for
+    this install, else its absolute path (documentation/variables.md#commands-handed-to-the-person-name-the-store). ``data_dir`` is None for
     the platform default store, which the person's terminal finds by itself; any
     other directory is named, because their terminal has neither the host's
-    arguments nor its environment (contract §22). Every word is shell-quoted, so
+    arguments nor its environment (documentation/variables.md#commands-handed-to-the-person-name-the-store). Every word is shell-quoted, so
     the line can be pasted as it is.
     """
     named = ("--data-dir", data_dir) if data_dir is not None else ()

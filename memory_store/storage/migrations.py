@@ -76,8 +76,8 @@ def _since_of(row: dict[str, Any]) -> str:
 
 
 def m003_time(conn: sqlite3.Connection) -> None:
-    """Contract §20: each row's ``since``, its past values (JSON, NULL when none),
-    whether it is a pinned milestone, and (§21) the offset its date-time was given in. An ended row keeps an empty ``value``
+    """documentation/time.md#where-history-lives: each row's ``since``, its past values (JSON, NULL when none),
+    whether it is a pinned milestone, and (documentation/review.md#what-the-review-page-shows) the offset its date-time was given in. An ended row keeps an empty ``value``
     (a stored value is never empty), so the column's NOT NULL stays."""
     import json
 
@@ -85,7 +85,7 @@ def m003_time(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE memories ADD COLUMN past TEXT")
     conn.execute("ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
     # The offset a date-time was written with ("+08:00", "Z"): occurred_at is kept in
-    # UTC, and the review page shows it as the person said it (contract §21).
+    # UTC, and the review page shows it as the person said it (documentation/review.md#what-the-review-page-shows).
     conn.execute("ALTER TABLE memories ADD COLUMN occurred_offset TEXT")
     conn.execute("UPDATE memories SET since = substr(coalesce(occurred_at, updated_at), 1, 10)")
     # Undo restores a row exactly from its snapshot and compares the live row with the
@@ -134,7 +134,7 @@ def with_past_ids(memory_id: str, past: list[dict[str, Any]]) -> bool:
 
 
 def m004_past_ids(conn: sqlite3.Connection) -> None:
-    """Contract §23: every past value gets its own handle (``past_id``), in the rows and in
+    """references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id: every past value gets its own handle (``past_id``), in the rows and in
     the undo snapshots, so that one past value can be deleted or corrected."""
     for memory_id, raw in conn.execute(
         "SELECT id, past FROM memories WHERE past IS NOT NULL"

@@ -41,7 +41,7 @@ def is_product_id(text: str) -> bool:
 def forbidden_char(text: str) -> tuple[int, str] | None:
     """The first character a stored value (and so a query) may not hold, with its kind:
     a lone surrogate, a control character other than tab and newline, a line or
-    paragraph separator, a bidi control (contract §6). None for valid text."""
+    paragraph separator, a bidi control (references/memory-rules.md#field-rules-enforced). None for valid text."""
     if text.isprintable():  # the fast answer for nearly all text
         return None
     for ch in text:
@@ -68,7 +68,7 @@ def now(ago: float = 0) -> str:
 
 
 def public(row: dict[str, Any]) -> dict[str, Any]:
-    """The row as hosts see it: the contract's keys and its time (§20), nothing internal."""
+    """The row as hosts see it: the row keys (references/memory-rules.md#the-five-kinds) and its time (documentation/time.md#where-history-lives), nothing internal."""
     out = {k: row[k] for k in ROW_KEYS}
     ended = row["value"] == ""
     if ended:
@@ -81,7 +81,7 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def compact_written(row: dict[str, Any], subject_id: str | None = None) -> dict[str, Any]:
-    """A row ``apply`` wrote (its public form) as the compact row of contract §13, the
+    """A row ``apply`` wrote (its public form) as the compact row of documentation/recall.md#what-context---query-returns, the
     shape ``context`` returns (``recall.compact``): id, scope, field, value; subject_id
     when it is not ``subject_id`` (the one the delta named); the rest only when it tells
     the reader something. An ended row shows its last value with ``since`` and
@@ -99,7 +99,7 @@ def compact_written(row: dict[str, Any], subject_id: str | None = None) -> dict[
 
 
 def with_compact_tail(out: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
-    """The keys a compact row (contract §13) carries only when they tell the reader
+    """The keys a compact row (documentation/recall.md#what-context---query-returns) carries only when they tell the reader
     something, added to ``out``: ``recall.compact`` and :func:`compact_written` share them."""
     hypothesis = row["scope"] == "hypothesis"
     if hypothesis or row["confidence"] != policy.DEFAULT_CONFIDENCE:
@@ -126,7 +126,7 @@ def is_past_id(text: str) -> bool:
 
 
 def new_past_id() -> str:
-    """A past value's own handle (contract §23): never a row's id, so that "forget the old
+    """A past value's own handle (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id): never a row's id, so that "forget the old
     value" cannot name the whole row."""
     import os
 
@@ -268,7 +268,7 @@ def delete(conn: sqlite3.Connection, memory_id: str) -> None:
 
 
 # ---------------------------------------------------------------- time, as reads need it
-# (contract §20; the write side is writes/timeline.py)
+# (documentation/time.md#writing; the write side is writes/timeline.py)
 
 _CONCEPT_OF_WORD = {
     word: concept for concept, words in policy.FIELD_CONCEPTS.items() for word in words
@@ -276,7 +276,7 @@ _CONCEPT_OF_WORD = {
 
 
 def concepts_of(field: str) -> frozenset[str]:
-    """The concept a field's head word names (contract §23), empty when it names none.
+    """The concept a field's head word names (documentation/time.md#same-concept-two-rows-related), empty when it names none.
 
     The head is the word the rest qualifies: the last word (``fact_job``,
     ``current_city``: a job, a city), once trailing function words are dropped

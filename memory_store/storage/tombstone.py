@@ -1,11 +1,11 @@
-"""What ``revoke --delete`` leaves behind (contract §23): a tombstone holding only
+"""What ``revoke --delete`` leaves behind (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone): a tombstone holding only
 ``consent_state: revoked`` and ``revoked_at`` — no memory, no label, no id — so that
 ``status`` answers ``revoked`` and the assistant does not ask again a person who said
 "delete everything and don't remember me". Only ``enable --confirm`` (the person's yes)
 removes it; so does deleting the file (``documentation/privacy.md``).
 
 A small JSON file beside the database rather than a row in it: the database and its
-side files are still removed whole, so their physical erasure (§9) is unchanged.
+side files are still removed whole, so their physical erasure (documentation/privacy.md#erasure-is-physical) is unchanged.
 Imported only by ``status``, ``enable``, ``revoke --delete`` and the NOT_INITIALIZED
 answer, never on a per-turn path that finds a store.
 """

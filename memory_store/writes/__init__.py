@@ -1,5 +1,5 @@
 """The operation record: what each write changed, so that ``undo`` can revert it and
-``log`` list it (contract §8); the undo window of ``policy.HISTORY_MAX``."""
+``log`` list it (documentation/commands.md#what-each-command-promises); the undo window of ``policy.HISTORY_MAX``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def one_line(text: str) -> str:
-    """Text as a summary shows it: ⏎ for a newline, a space for a tab (contract §17)."""
+    """Text as a summary shows it: ⏎ for a newline, a space for a tab (documentation/commands.md#what-each-command-promises)."""
     return text.replace("\n", "⏎").replace("\t", " ")
 
 

@@ -73,7 +73,7 @@ def apply(
 
 
 def compacted(result: dict[str, Any], deltas: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result with its rows compact: the model reads it every write (contract §23:
+    """The result with its rows compact: the model reads it every write (documentation/mcp.md#the-tools:
     a one-delta upsert of a short value in at most 450 characters), and what it must act
     on (``related``, ``replaced``, ``pruned``, ``ended``) keeps its place. A row's
     subject is left out where its delta named it."""
@@ -118,7 +118,7 @@ def _apply(
 
 
 def _warn_unlabelled(results: list[dict[str, Any]], fresh: dict[str, int]) -> None:
-    """Contract §23: a subject created with no ``display_label`` in its batch is often a
+    """documentation/commands.md#a-person-named-never-guessed: a subject created with no ``display_label`` in its batch is often a
     name taken for a code; the result says so at the subject's first delta."""
     for code, index in fresh.items():
         for r in results:
@@ -221,7 +221,7 @@ class Batch:
         entry["after"] = after
 
     def _past(self, i: int, d: dict[str, Any]) -> None:
-        """One past value, by its ``past_id`` (contract §23): deleted, or corrected — "it
+        """One past value, by its ``past_id`` (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id): deleted, or corrected — "it
         was wrong back then too". Undone like any write, by the before-snapshot."""
         from .validation import check_eligible
 

@@ -1,4 +1,4 @@
-"""Caps (contract §7), checked on the net result of a whole batch: refuse or prune."""
+"""Caps (documentation/commands.md#caps), checked on the net result of a whole batch: refuse or prune."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ class Enforcer:
 
     def _candidates(self, where: str, params: Any) -> list[dict[str, Any]]:
         """Prunable rows, least recently written first (``updated_at``, then write order);
-        a pinned milestone never is (contract §20)."""
+        a pinned milestone never is (documentation/time.md#writing)."""
         found = rows.select(self.conn, where + " ORDER BY updated_at, write_seq", params)
         return [c for c in found if c["id"] not in self.protected and not c["pinned"]]
 
@@ -178,8 +178,8 @@ class Enforcer:
 
     def _unprunable(self, group: Group, cap: int) -> Exception:
         """A pruning kind that cannot make room: what stays is the batch's own rows and
-        the pinned milestones it does not name (never pruned, contract §20). The error
-        names the first delta that does not fit beside them (contract §27)."""
+        the pinned milestones it does not name (never pruned, documentation/time.md#writing). The error
+        names the first delta that does not fit beside them (documentation/mcp.md#hosts-without-elicitation)."""
         scope, subject = group
         pinned = self.conn.execute(
             "SELECT id FROM memories WHERE scope = ? AND subject_id = ? AND pinned = 1",
@@ -234,7 +234,7 @@ def check_after_undo(conn: sqlite3.Connection, entries: list[dict[str, Any]], op
                 subject_id=row["subject_id"],
                 limit=PINS,
             )
-    # Nor past the store's past values (contract §20): undo restores exactly, or not at all.
+    # Nor past the store's past values (documentation/time.md#writing): undo restores exactly, or not at all.
     past = sum(len(rows.past_of(r)) for r in rows.select(conn, " WHERE past IS NOT NULL"))
     if past > policy.PAST_STORE_MAX:
         raise error(

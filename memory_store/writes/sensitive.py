@@ -1,4 +1,4 @@
-"""Sensitive-content detectors: field names and the text of values (contract §6, §17).
+"""Sensitive-content detectors: field names and the text of values (documentation/privacy.md#what-they-look-for, documentation/privacy.md#what-the-detectors-see).
 
 Imported only by validation.py on the write path; the read paths never pay for
 compiling these patterns. Even there a pattern is compiled only when a text could

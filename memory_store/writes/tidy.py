@@ -1,5 +1,5 @@
 """``tidy``: what in the store has grown stale or doubled, and a proposal to fix it
-(contract §20). Read-only: the proposal is an ``apply`` body that the assistant
+(documentation/time.md#tidy). Read-only: the proposal is an ``apply`` body that the assistant
 shows the person and applies only on their yes, as one undoable operation."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def tidy(session: Session, subject_id: str | None = None) -> dict[str, Any]:
     deltas = deltas[: policy.DELTAS_PER_APPLY_MAX]
     proposal = {"deltas": [d for d, _ in deltas]} if deltas else None
     # The proposal stays a body apply takes as it is; what each step does, in words, is
-    # beside it (contract §23), so that the person hears what a yes does.
+    # beside it (documentation/commands.md#a-person-named-never-guessed), so that the person hears what a yes does.
     steps = [f"{i + 1}. {says}" for i, (_, says) in enumerate(deltas)]
     return {"subject_id": subject_id, "findings": findings, "proposal": proposal, "steps": steps}
 
@@ -46,7 +46,7 @@ def findings_of(
     stored: list[dict[str, Any]], subject_id: str | None = None
 ) -> list[dict[str, Any]]:
     """The findings alone, from rows as ``rows.select`` gives them, with no consent gate:
-    the review page (the person's own access, contract §21) lists them in every state."""
+    the review page (the person's own access, documentation/permissions.md#what-the-code-enforces-for-everyone) lists them in every state."""
     return analyse(stored, subject_id)[0]
 
 
@@ -220,7 +220,7 @@ def _short(text: str, limit: int = 30) -> str:
 
 def _past_plans(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
     """A current ``planned_*`` row whose date — its ``occurred_at`` or a date in its value
-    (2026-08-02, 2026年8月2日) — has passed (contract §23). Only the person knows how it
+    (2026-08-02, 2026年8月2日) — has passed (documentation/time.md#tidy). Only the person knows how it
     went, so no delta: ask, write what happened as an event, then end or delete the plan."""
     today = rows.now()[:10]
     for r in found:
@@ -247,7 +247,7 @@ def _date_in(value: str) -> str | None:
 
 
 def _unlabelled(found: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
-    """Subjects with rows but no ``display_label`` (contract §23): often a name the model
+    """Subjects with rows but no ``display_label`` (documentation/commands.md#a-person-named-never-guessed): often a name the model
     took for a code, a second record of someone already known."""
     labelled = {
         r["subject_id"] for r in found if r["field"] == "display_label" and r["scope"] == "object"

@@ -1,4 +1,4 @@
-"""Time on the write side (contract §20): since, past values, ending, related rows, pins.
+"""Time on the write side (documentation/time.md#writing): since, past values, ending, related rows, pins.
 
 A row's history lives in the row itself (``since``, ``past`` as JSON, ``pinned``),
 so everything that already follows a row follows its history too: the
@@ -104,7 +104,7 @@ def mark_history(
 
 
 def since_for(delta: dict[str, Any], row: dict[str, Any] | None, today: str) -> str:
-    """The date the written value became true (contract §20).
+    """The date the written value became true (documentation/time.md#where-history-lives).
 
     The delta's ``occurred_at`` when given (outside events it means "as of");
     else, when the value stays what it was (only its source or confidence
@@ -137,7 +137,7 @@ def with_past(row: dict[str, Any], until: str) -> str:
     since = row["since"]
     entry = {
         "value": row["value"],
-        # A change dated on or before the old value began (contract §23): when it began is
+        # A change dated on or before the old value began (documentation/time.md#writing): when it began is
         # then unknown, never a span of zero or negative length.
         "since": since if since and since < until else None,
         "until": until,
@@ -209,7 +209,7 @@ def check_replaces(conn: sqlite3.Connection, i: int, delta: dict[str, Any]) -> d
 def check_pins(
     conn: sqlite3.Connection, results: list[dict[str, Any]], touched: dict[str, Any]
 ) -> None:
-    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (contract §20); a
+    """At most ``PINNED_PER_SUBJECT_MAX`` pinned events per subject (documentation/time.md#writing); a
     refusal lists the ones already pinned (this batch's pins are rolled back)."""
     cap = policy.PINNED_PER_SUBJECT_MAX
     first: dict[str, int] = {}

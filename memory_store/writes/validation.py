@@ -120,7 +120,7 @@ def _json_path(prefix: str, parts: Any) -> str:
     return out
 
 
-# The rule of each patterned key in words, with the fix (contract §22): a person
+# The rule of each patterned key in words, with the fix (documentation/commands.md#errors-a-person-can-act-on): a person
 # reading the error should not have to read a regular expression. The pattern
 # itself stays in ``details.pattern`` for programs.
 PATTERN_RULES = {
@@ -270,7 +270,8 @@ def normalize_delta(
             raise _invalid(f"{key} {pattern_rule(key)}", index, f"{prefix}.{key}", pattern=pattern)
     action = work.get("action", "upsert")
     out: Delta = {"action": action}
-    if "past_id" in work:  # one past value: deleted, or corrected (contract §23)
+    # one past value: deleted, or corrected (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id)
+    if "past_id" in work:
         out["past_id"] = work["past_id"]
         if action == "upsert":
             out.update(
@@ -326,7 +327,7 @@ def row_key(delta: Delta) -> tuple[str, str, str, str]:
 
 
 def load_deltas(payload: Any) -> list[Delta]:
-    """Steps 5 and 6 of the contract's check order, for the whole batch."""
+    """Steps 5 and 6 of the check order (documentation/commands.md#consent-states-and-the-order-of-checks), for the whole batch."""
     if isinstance(payload, dict) and "deltas" in payload:
         extra = sorted(set(payload) - {"deltas"})
         if extra:
@@ -402,7 +403,7 @@ def check_policy(delta: Delta, index: int, prefix: str) -> None:
 
 
 def check_eligible(scope: str, source_type: str, index: int, prefix: str) -> None:
-    """SOURCE_NOT_ELIGIBLE when ``source_type`` may not write to ``scope`` (contract §6)."""
+    """SOURCE_NOT_ELIGIBLE when ``source_type`` may not write to ``scope`` (references/memory-rules.md#source-types-and-eligibility-enforced)."""
     allowed = policy.ELIGIBILITY[scope]
     if source_type not in allowed:
         raise MemoryStoreError(

@@ -7,19 +7,19 @@ no import hook is measured):
     /tmp/bench/bin/python tests/benchmarks/bench_cli.py
 
 It builds a full 200-row store in a temporary directory and measures, for
-status, context, context --query (contract §13), show, log, apply (a real
+status, context, context --query (documentation/recall.md#what-context---query-returns), show, log, apply (a real
 write), undo and ``mcp --print-config``:
 
 - the instruction count of the whole process under
   ``valgrind --tool=callgrind`` (deterministic on a busy machine), as a ratio to
   ``python -c "import sqlite3, json, argparse"`` run by the same interpreter;
   apply (a one-delta upsert) on a store of 109 rows whose undo window is full, so
-  that the write also erases the oldest operation (contract §32), and on the full
+  that the write also erases the oldest operation (documentation/performance.md#targets), and on the full
   store, also against the floor with jsonschema (release 1's measure);
 - wall-clock medians over interleaved runs, as ratios to the same floor;
 - in-process throughput of the library API with the erasure guarantees on.
 
-Nothing is written outside the temporary directory. Contract §11 targets are
+Nothing is written outside the temporary directory. documentation/performance.md#targets targets are
 printed beside the figures; the exit status is 1 if a target is missed.
 """
 
@@ -43,7 +43,7 @@ TARGETS = {
     ("context", "platformdirs"): 1.8,
     ("status", "MEMORY_STORE_DIR"): 1.4,
     ("context", "MEMORY_STORE_DIR"): 1.4,
-    ("context --query", "MEMORY_STORE_DIR"): 1.3,  # contract §13
+    ("context --query", "MEMORY_STORE_DIR"): 1.3,  # documentation/performance.md#targets
 }
 # The user's question, as an assistant passes it each turn. The store's rows
 # all tell the same story (a film, a walk by the river, a trip), so every term
@@ -58,9 +58,11 @@ QUERIES = (
     "What is her MBTI?",
     "上次吵架是因为什么？ what was the fight about?",
 )
-APPLY_TARGET = 1.3  # contract §32: the plain floor, on a store of about 100 rows
-APPLY_JSONSCHEMA_TARGET = 1.15  # release 1's measure (§11), kept for comparison
-PRINT_CONFIG_TARGET = 1.5  # contract §32
+# documentation/performance.md#targets: the plain floor, on a store of about 100 rows
+APPLY_TARGET = 1.3
+# release 1's measure (documentation/performance.md#targets), kept for comparison
+APPLY_JSONSCHEMA_TARGET = 1.15
+PRINT_CONFIG_TARGET = 1.5  # documentation/performance.md#targets
 CONTEXT_PER_SECOND = 1000
 APPLY_PER_SECOND = 100
 
@@ -72,7 +74,7 @@ def cli_command() -> list[str]:
 
 def fill_store(data_dir: str, subjects: int = 8) -> None:
     """200 rows: a user profile and eight subjects with every kind, and a full undo history
-    (with four subjects, 109 rows: the store apply is measured on, contract §32)."""
+    (with four subjects, 109 rows: the store apply is measured on, documentation/performance.md#targets)."""
     from memory_store import MemoryStore
 
     store = MemoryStore(data_dir)

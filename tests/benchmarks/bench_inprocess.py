@@ -17,7 +17,7 @@ copies one full 200-row store built by ``bench_cli.fill_store`` and asks about o
 subject with a 4,000-character budget: one session per call (``MemoryStore``),
 and held (``MemoryStore.hold()``). Nothing is written outside a temporary
 directory. Exit status 1 if the median of a per-call measure of this build is
-under 1,000 calls/s (contracts §11 and §13).
+under 1,000 calls/s (documentation/performance.md#targets).
 """
 
 from __future__ import annotations

@@ -9,17 +9,17 @@ With the MCP SDK's own client over stdio (protocol auto-negotiated), it measures
 
 - the round trip of `memory_context` (with a query) and `memory_apply` (a real
   write into a full store whose undo window is full, so every call also erases:
-  contract §9) against the round trip of a trivial tool on a bare `MCPServer`
+  documentation/privacy.md#retention-the-undo-window) against the round trip of a trivial tool on a bare `MCPServer`
   started the same way; median and p95, the calls interleaved so that machine
   noise hits all alike;
 - `memory_apply` against `memory_status`, a trivial tool of the same server,
-  interleaved in the same phase (contract §32);
+  interleaved in the same phase (documentation/performance.md#targets);
 - start-up: spawn + initialize + list tools, `memory-store mcp` against the
   bare server, alternately;
 - where `npx` exists, the reference `@modelcontextprotocol/server-memory`
   doing comparable calls (create an entity; search), for orientation.
 
-Contract §14's targets are printed beside the ratios; the exit status is 1 if
+The targets (documentation/performance.md#targets) are printed beside the ratios; the exit status is 1 if
 one is missed. Figures: documentation/performance.md.
 """
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cli import fill_store  # noqa: E402
 
 CONTEXT_TARGET, APPLY_TARGET, STARTUP_TARGET = 1.5, 4.0, 1.25
-# contract §32: memory_apply against a trivial tool of the same server (memory_status),
+# documentation/performance.md#targets: memory_apply against a trivial tool of the same server (memory_status),
 # interleaved, so that the server's own share (the SDK, the wire checks) is the base.
 APPLY_SAME_SERVER_TARGET = 2.5
 BARE = """

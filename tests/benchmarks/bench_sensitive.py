@@ -1,6 +1,6 @@
 """Benchmark: how often the sensitive-content detectors refuse an ordinary value.
 
-Contract §23 makes the detectors closer (health, passwords) and asks that false
+documentation/privacy.md#what-they-look-for makes the detectors closer (health, passwords) and asks that false
 alarms stay rare: no value of the benchmarks' data — LoCoMo observations and the
 Chinese set (``../shared/recall/``), the time scenarios (``../shared/time/``) —
 may be refused. This script reads that data in place (it is never copied),

@@ -1,4 +1,4 @@
-"""Contract §4 and §8: one envelope per invocation, semantic exit codes, argparse errors,
+"""documentation/commands.md#one-envelope-semantic-exit-codes, documentation/commands.md#what-each-command-promises: one envelope per invocation, semantic exit codes, argparse errors,
 --format table, the in-process entry point, the entry points, the data keys and
 INTERNAL_ERROR without a traceback.
 
@@ -97,7 +97,7 @@ STATUS_KEYS = {
     "path",
 }
 
-# (state, args, data keys the contract's §8 table names)
+# (state, args, data keys the documentation/commands.md#what-each-command-promises table names)
 SUCCESS_CASES: list[tuple[str, list[str], set[str]]] = [
     (
         "absent",
@@ -348,7 +348,8 @@ def _populate_for_tables() -> None:
         (["log"], ["op_id", "created_at", "action", "summary", "rows"]),
         (
             ["context", "--subject-id", "obj-a"],
-            sorted(set(ROW_KEYS) - {"created_at", "updated_at"}),  # compact rows (§13)
+            # compact rows (documentation/recall.md#what-context---query-returns)
+            sorted(set(ROW_KEYS) - {"created_at", "updated_at"}),
         ),
         (["context"], ["subject_id", "display_label", "counts", "last_updated", "value"]),
         (["doctor"], ["check", "severity", "message"]),
@@ -538,7 +539,7 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     result = applied["results"][0]
     assert set(result) >= {"index", "action", "memory"}
     assert result["index"] == 0 and result["action"] == "created"
-    # compact (§23): what context returns, without the subject the delta named
+    # compact (documentation/mcp.md#the-tools): what context returns, without the subject the delta named
     assert {"id", "scope", "field", "value"} <= set(result["memory"]) < set(ROW_KEYS)
     assert "subject_id" not in result["memory"]
     assert isinstance(applied["summary"], str) and applied["summary"]
@@ -547,7 +548,8 @@ def test_row_data_keys_in_detail(enabled: Path) -> None:
     assert applied["pruned"] == []
     for m in ok("show")["memories"]:
         assert set(m) >= set(ROW_KEYS)
-    for m in ok("context", "--subject-id", "obj-a")["memories"]:  # compact (§13)
+    # compact (documentation/recall.md#what-context---query-returns)
+    for m in ok("context", "--subject-id", "obj-a")["memories"]:
         assert {"id", "scope", "field", "value"} <= set(m) < set(ROW_KEYS) | {"since", "pinned"}
     op = ok("log")["operations"][0]
     assert set(op) >= {"op_id", "created_at", "action", "summary", "rows"}
@@ -583,7 +585,7 @@ def test_console_script_works(private_store: Path) -> None:
 
 
 def test_unexpected_exception_is_internal_error_without_traceback(enabled: Path) -> None:
-    """§4: an unexpected exception becomes INTERNAL_ERROR (exit 1); the traceback goes to
+    """documentation/commands.md#one-envelope-semantic-exit-codes: an unexpected exception becomes INTERNAL_ERROR (exit 1); the traceback goes to
     stderr only with MEMORY_STORE_DEBUG=1. Triggered for real: a settings value edited
     by hand into something the code never writes."""
     conn = db_connect(enabled)

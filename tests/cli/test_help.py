@@ -1,4 +1,4 @@
-"""``--help`` and ``--version`` (contract §4, §22): usage for the program and every command,
+"""``--help`` and ``--version`` (documentation/commands.md#one-envelope-semantic-exit-codes): usage for the program and every command,
 worked examples that run, and a pause whose help names what it stops.
 
 Help and the version are plain text on stdout with exit status 0, never an envelope,
@@ -50,7 +50,7 @@ def test_every_subcommand_help_in_process(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_apply_help_shows_examples_that_work(private_store: Path) -> None:
-    """Contract §23: apply's examples show a correction, a replacement, an end and a pin;
+    """documentation/privacy.md#what-they-look-for: apply's examples show a correction, a replacement, an end and a pin;
     each validates against the real delta schema and field rules, and, run in order on a
     real store (the id `replaces` names being the row it replaces), each is applied."""
     from memory_store.commands import EXAMPLES

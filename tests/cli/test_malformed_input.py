@@ -1,4 +1,4 @@
-"""Every malformed input gets one envelope and leaves the store unchanged (contract §10).
+"""Every malformed input gets one envelope and leaves the store unchanged (documentation/commands.md#robustness).
 
 Property-based (hypothesis): arbitrary JSON values, arbitrary bytes on stdin and
 arbitrary argv. The default run is quick; ``python -m pytest -m slow`` runs the

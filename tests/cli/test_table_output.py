@@ -1,4 +1,4 @@
-"""--format table (contract §4, §16, §22, §23): columns line up by display width, Chinese
+"""--format table (documentation/commands.md#one-envelope-semantic-exit-codes, documentation/variables.md#commands-handed-to-the-person-name-the-store, documentation/mcp.md#the-tools): columns line up by display width, Chinese
 included; tables fit the terminal's width by wrapping long values, never cutting them and
 never breaking an id (a person pastes it into `forget`), and a pipe gets every value on
 one line."""

@@ -1,4 +1,4 @@
-"""Text and the standard streams (contract §4, §10, §21): UTF-8 in and out, whatever the locale.
+"""Text and the standard streams (documentation/commands.md#one-envelope-semantic-exit-codes, documentation/commands.md#robustness): UTF-8 in and out, whatever the locale.
 
 Output is UTF-8 and never ASCII-escaped, under any locale; argv is read as UTF-8 whatever
 the locale's codec (GB18030, Latin-1, C), and bytes that are not UTF-8 are refused as
@@ -164,7 +164,7 @@ def _raw(*args: str, fmt: str = "json") -> subprocess.CompletedProcess[bytes]:
 def test_table_error_with_line_break_in_user_text_is_one_line(
     args: list[str], needs_store: bool
 ) -> None:
-    """§4: with --format table an error is one line on stderr, whatever the user typed."""
+    """documentation/commands.md#one-envelope-semantic-exit-codes: with --format table an error is one line on stderr, whatever the user typed."""
     if needs_store:
         ok("enable", "--confirm")
     json_mode = _raw(*args)
@@ -192,14 +192,15 @@ NON_UTF8 = "\udcff\udcfe"  # the bytes FF FE on the command line (os.fsencode)
     ids=["forget-object", "forget", "undo", "show", "context"],
 )
 def test_non_utf8_ids_on_the_command_line(args: list[str], allowed: set[str | None]) -> None:
-    """§10: odd Unicode gets a proper code (a bad command line, or nothing found),
+    """documentation/commands.md#robustness: odd Unicode gets a proper code (a bad command line, or nothing found),
     never INTERNAL_ERROR, and stdout stays UTF-8."""
     ok("enable", "--confirm")
     ok("apply", "--json", VALID_DELTA)
     before = ok("show")
     proc = _raw(*args)
     assert proc.stderr == b""
-    text = proc.stdout.decode("utf-8")  # §4: stdout is UTF-8
+    # documentation/commands.md#one-envelope-semantic-exit-codes: stdout is UTF-8
+    text = proc.stdout.decode("utf-8")
     env = json.loads(text)
     code = env["error"]["code"] if env["error"] else None
     assert code in allowed, (code, env["error"] and env["error"]["message"])
@@ -208,7 +209,7 @@ def test_non_utf8_ids_on_the_command_line(args: list[str], allowed: set[str | No
 
 
 def test_stdout_is_utf8_for_a_non_utf8_data_dir(tmp_path: Path) -> None:
-    """§4: stdout is UTF-8 even when a path it reports is not (Linux paths are bytes)."""
+    """documentation/commands.md#one-envelope-semantic-exit-codes: stdout is UTF-8 even when a path it reports is not (Linux paths are bytes)."""
     store = str(tmp_path) + "/caf\udce9"  # the byte E9, not valid UTF-8
     for args in (["status"], ["enable", "--confirm"], ["status"]):
         proc = _raw("--data-dir", store, *args)
@@ -257,7 +258,7 @@ def test_a_closed_stdin_still_reads_a_file(enabled: Path, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("args", [["status"], ["bogus"], ["show"]], ids=["ok", "argparse", "error"])
 def test_closed_stdout_gives_no_traceback(args: list[str]) -> None:
-    """§4: no Python traceback ever reaches the user, even when the reader of stdout
+    """documentation/commands.md#one-envelope-semantic-exit-codes: no Python traceback ever reaches the user, even when the reader of stdout
     has gone away (``memory-store status | head -c0``, a host that closed its pipe)."""
     read_end, write_end = os.pipe()
     os.close(read_end)  # nobody will ever read: writing raises EPIPE

@@ -1,4 +1,4 @@
-"""Memory as of a time (contract §24) through the MCP SDK's own client, in process.
+"""Memory as of a time (documentation/time.md#as-of-a-time-anchors-and---as-of) through the MCP SDK's own client, in process.
 
 ``memory_context`` and ``memory_search`` take ``as_of`` (a day; a bad one is a tool
 error with ``INVALID_ARGUMENTS``) and return ``data.as_of``: the anchor a question

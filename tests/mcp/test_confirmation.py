@@ -1,4 +1,4 @@
-"""The person confirms (contract §14, §21, §22): what deletes, or turns memory on, happens only
+"""The person confirms (documentation/mcp.md#why-the-person-confirms-and-how, documentation/guarantees.md#robustness, documentation/variables.md#commands-handed-to-the-person-name-the-store): what deletes, or turns memory on, happens only
 on the person's yes, asked by elicitation, through the MCP SDK's own client.
 
 In both protocol generations, the question answered yes, no, declined, cancelled and
@@ -243,7 +243,7 @@ async def test_a_client_that_cannot_ask_gets_the_command_to_run(store: Any, mode
         result = data_of(await call(client, "memory_forget_object", subject_id="obj-a"))
         enable = data_of(await call(client, "memory_enable"))
     assert result["changed"] is False and result["reason"] == "cannot_ask"
-    # The person's terminal has not the server's MEMORY_STORE_DIR: the store is named (§22).
+    # The person's terminal has not the server's MEMORY_STORE_DIR: the store is named (documentation/variables.md#commands-handed-to-the-person-name-the-store).
     assert result["command"] == (
         f"memory-store --data-dir {store.data_dir} forget-object obj-a --confirm"
     )
@@ -356,7 +356,7 @@ def _answering_with_an_error(seen: list[Any]) -> Any:
 
 
 async def test_a_question_answered_with_an_error_is_cannot_ask(store: Any) -> None:
-    """§27: the tool gives §14's ordinary "nothing changed, here is the command" result,
+    """documentation/mcp.md#hosts-without-elicitation: the tool gives the ordinary (documentation/mcp.md#hosts-without-elicitation) "nothing changed, here is the command" result,
     not the client's error as the tool call's. Only the legacy generation has an answer
     that can be an error (a response to ``elicitation/create``); in the modern one the
     answer travels in the client's next ``tools/call``, and an SDK client whose callback
@@ -398,7 +398,7 @@ def _moving_the_label_while_asked(seen: list[str], data_dir: Path) -> Any:
 async def test_a_yes_covers_only_the_subject_it_was_asked_about(
     store: Any, private_store: Path, mode: str
 ) -> None:
-    """§27: the recount compares the subject's code, not only the question's text."""
+    """documentation/mcp.md#why-the-person-confirms-and-how: the recount compares the subject's code, not only the question's text."""
     ok("enable", "--confirm")
     two_people()
     seen: list[str] = []

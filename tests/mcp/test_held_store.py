@@ -1,4 +1,4 @@
-"""The store the MCP server holds open, beside the terminal (contract §14, §21).
+"""The store the MCP server holds open, beside the terminal (documentation/mcp.md#beside-the-cli-on-one-store, documentation/mcp.md#arguments-checked-like-the-command-lines).
 
 The server keeps one connection across calls; the terminal is the real CLI in another
 process. What the terminal does between calls — pause, forget, revoke --delete, the
@@ -58,7 +58,8 @@ async def test_the_terminal_and_the_server_on_one_store(store: Any, private_stor
         lost = refused(
             await call(client, "memory_apply", delta=delta(value="lost?")), "NOT_INITIALIZED"
         )
-        assert lost["details"]["consent_state"] == "revoked"  # contract §23: do not ask again
+        # documentation/privacy.md#what-revoke---delete-leaves-a-tombstone: do not ask again
+        assert lost["details"]["consent_state"] == "revoked"
         refused(
             await call(client, "memory_log"),
             "NOT_INITIALIZED",
@@ -74,7 +75,7 @@ async def test_the_terminal_and_the_server_on_one_store(store: Any, private_stor
 async def test_no_write_is_lost_while_the_terminal_checkpoints(
     store: Any, private_store: Path
 ) -> None:
-    """The trap of §14: a process holding a connection must never open the store's files by
+    """The trap of documentation/mcp.md#beside-the-cli-on-one-store: a process holding a connection must never open the store's files by
     path (closing that descriptor drops its POSIX locks, and another process's checkpoint
     could then delete the -wal under it). The terminal runs commands that close the last
     connection of their process, checkpoint and erase between the server's writes."""
@@ -123,7 +124,7 @@ TOOL_CALLS = [
     ("memory_clear", {}),
     ("memory_revoke", {}),
     ("memory_enable", {}),
-]  # and not revoke --delete: the right to delete does not depend on the directory (§17)
+]  # and not revoke --delete: the right to delete does not depend on the directory (documentation/permissions.md#what-the-code-enforces-for-everyone)
 
 
 def _yes_counting(seen: list[Any]) -> Any:

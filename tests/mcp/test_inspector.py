@@ -1,5 +1,4 @@
-"""The MCP Inspector's CLI, a third-party client built on the TypeScript SDK 1.x (contract
-§14, §23), against ``memory-store mcp`` as a host starts it.
+"""The MCP Inspector's CLI, a third-party client built on the TypeScript SDK 1.x (documentation/mcp.md#tests, documentation/mcp.md#the-tools), against ``memory-store mcp`` as a host starts it.
 
 That SDK validates any structured content of a tool result against the tool's
 ``outputSchema``, errors included, and shows the model only the mismatch: a refusal must

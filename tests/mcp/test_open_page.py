@@ -1,4 +1,4 @@
-"""``memory_open_page`` (contract §25): the assistant opens the person's page in their
+"""``memory_open_page`` (documentation/page.md#from-the-assistant): the assistant opens the person's page in their
 browser, and never learns the key that lets a browser in.
 
 Through the MCP SDK's own client against the real server. The "browser" is the command

@@ -1,4 +1,4 @@
-"""``memory-store mcp`` over stdio, as hosts run it (contract §14, §21).
+"""``memory-store mcp`` over stdio, as hosts run it (documentation/mcp.md#install-and-run, documentation/mcp.md#arguments-checked-like-the-command-lines).
 
 A real server process through the SDK's stdio client, in both protocol generations, with
 ``--data-dir`` over the environment the host passes; every request answered — a lone
@@ -80,7 +80,7 @@ async def test_memory_store_mcp_over_stdio(
 
 
 async def test_memory_store_mcp_obeys_data_dir(enabled: Path, tmp_path: Path) -> None:
-    """``--data-dir`` names the store, over the MEMORY_STORE_DIR the host passes (§14)."""
+    """``--data-dir`` names the store, over the MEMORY_STORE_DIR the host passes (documentation/mcp.md#install-and-run)."""
     from mcp.client.stdio import stdio_client
 
     ok("apply", "--json", json.dumps(delta(value="小林"), ensure_ascii=False))
@@ -102,7 +102,7 @@ def test_without_the_extra_mcp_is_invalid_arguments_naming_the_install(enabled: 
     assert proc.returncode == 2, proc.stdout + proc.stderr
     envelope = json.loads(proc.stdout)
     assert envelope["command"] == "mcp" and envelope["error"]["code"] == "INVALID_ARGUMENTS"
-    # An install that works (contract §22): this environment's pip, from this checkout;
+    # An install that works (documentation/mcp.md#install-and-run): this environment's pip, from this checkout;
     # never a package index's "memory-store", which is not published.
     install = envelope["error"]["details"]["install"]
     assert install.startswith(f"{sys.executable} -m pip install "), install
@@ -240,7 +240,7 @@ def test_lines_the_sdk_cannot_read_get_a_json_rpc_answer(enabled: Path) -> None:
 
 @pytest.mark.parametrize("bad_id", ["null", "1.5", '{"n": 1}', "true", "[2]"])
 def test_a_request_with_an_id_mcp_forbids_is_answered(enabled: Path, bad_id: str) -> None:
-    """§27: every JSON-RPC request is answered — an id the reply cannot echo gets -32600
+    """documentation/mcp.md#arguments-checked-like-the-command-lines: every JSON-RPC request is answered — an id the reply cannot echo gets -32600
     with id null, never silence; the session goes on."""
     lines = [
         b'{"jsonrpc": "2.0", "id": %s, "method": "tools/list"}' % bad_id.encode(),

@@ -1,4 +1,4 @@
-"""What a host pays for the server (contract §23): ``tools/list`` and the instructions,
+"""What a host pays for the server (documentation/mcp.md#the-tools): ``tools/list`` and the instructions,
 measured through the SDK's own client, within the targets, with every tool and argument
 kept; input schemas in the subset of JSON Schema every host accepts; descriptions in the
 tools' terms; and the full schemas still enforced on every call.

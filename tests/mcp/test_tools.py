@@ -1,4 +1,4 @@
-"""The MCP server's tools (contract §14), through the MCP SDK's own client, in process.
+"""The MCP server's tools (documentation/mcp.md#the-tools), through the MCP SDK's own client, in process.
 
 In both protocol generations the SDK speaks — ``auto`` (2026-07-28) and ``legacy``
 (2025-11-25): the tools offered (the registry's, with their hints and input schemas, a

@@ -1,4 +1,4 @@
-"""Recall (contract §13): compact rows, the roster within the budget, and search.
+"""Recall (documentation/recall.md#what-context---query-returns): compact rows, the roster within the budget, and search.
 
 The ranking itself and the ordering rules of ``context --query`` are tested in
 test_relevance.py; this file covers the shapes and the search command.

@@ -1,11 +1,11 @@
-"""Memory as of a time (contract §24), through the real command line (a subprocess).
+"""Memory as of a time (documentation/time.md#as-of-a-time-anchors-and---as-of), through the real command line (a subprocess).
 
 - a question that names a time by an event ("when we met", "刚认识那会儿") or by a
   value's period ("back in Chicago", "在武汉那会儿") gets the values true then first,
   the asked field first, and ``data.as_of`` naming the anchor;
 - ``--as-of DATE`` ranks the values true that day first, past and current;
   a bad date is ``INVALID_ARGUMENTS``;
-- a past question finds its field first; without an anchor §20's order is unchanged.
+- a past question finds its field first; without an anchor the order (documentation/time.md#recall) is unchanged.
 
 Every answer is checked against ``show`` (``support.timekit.assert_marked``).
 """
@@ -162,7 +162,7 @@ def test_a_past_question_finds_its_field_first(xiaomin: None) -> None:
 def test_without_an_anchor_the_order_of_section_20_is_unchanged(elena: None) -> None:
     data = ask(EN, "What is Elena's job?")
     assert data["as_of"] is None
-    # §20: the current value the question matches, and after it its past value
+    # documentation/time.md#recall: the current value the question matches, and after it its past value
     found = values(data)
     assert found.index("Nurse manager at a Denver clinic") < found.index(
         "Nurse at a hospital downtown"

@@ -6,7 +6,7 @@ the real command line (a subprocess), in English and in Chinese, with no time cu
 - by an order word ("earliest", "最开始"): the first value of the asked field first;
 - by the user's own life ("the month I got promoted", "我辞职去出版社那个月");
 - between two events ("between the jazz festival and the Reno wedding", "分手到复合中间");
-- and a question that names no time keeps the order of §20, ``data.as_of`` null.
+- and a question that names no time keeps the order of documentation/time.md#recall, ``data.as_of`` null.
 
 Every answer is checked against ``show`` (``support.timekit.assert_marked``).
 """

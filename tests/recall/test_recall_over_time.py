@@ -1,11 +1,11 @@
-"""Recall over time (contract §20), through the CLI, the MCP server and the JSON Schemas.
+"""Recall over time (documentation/time.md#recall), through the CLI, the MCP server and the JSON Schemas.
 
 - ``context --query`` and ``search`` return past values and ended rows as compact rows
   with ``since`` and ``until``: ranked with current rows when the question is about
   time (以前 / before / 什么时候 / when), after every current match otherwise;
 - a value that is no longer current never comes back without ``until`` (every answer
   here is checked against ``show`` by ``support.timekit.assert_marked``);
-- compact rows carry ``since`` where §20 says, and ``pinned: true`` on milestones;
+- compact rows carry ``since`` where documentation/time.md#writing says, and ``pinned: true`` on milestones;
 - real outputs validate against ``references/schemas/``.
 """
 
@@ -49,7 +49,7 @@ def changed_job(enabled: Path) -> dict[str, str]:
 
 def date_of(m: dict[str, Any]) -> str | None:
     """The day a compact row says its value became true: ``since``, or an
-    ``occurred_at`` that is that day (contract §20 lets it stand alone)."""
+    ``occurred_at`` that is that day (documentation/time.md#recall lets it stand alone)."""
     return m.get("since") or (m.get("occurred_at") or "")[:10] or None
 
 
@@ -89,7 +89,7 @@ def test_a_question_about_now_gets_current_values_first(changed_job: dict[str, s
 
 
 def test_a_question_without_a_cue_still_finds_a_past_place(changed_job: dict[str, str]) -> None:
-    # The contract's own example (§20): no cue word, a past value wanted. "住哪" must
+    # The contract's own example (documentation/time.md#recall): no cue word, a past value wanted. "住哪" must
     # reach a city row at all (the place group of the alias table).
     data = ask("她刚认识我的时候住哪？")
     old = by_value(data, "上海")
@@ -366,12 +366,12 @@ def test_an_ended_display_label_is_not_an_empty_label(enabled: Path) -> None:
 
 
 def test_a_question_about_time_dates_every_row_it_returns(changed_job: dict[str, str]) -> None:
-    # §20: compact rows carry since "... and every row when the question is about time".
+    # documentation/time.md#recall: compact rows carry since "... and every row when the question is about time".
     put(delta(field="hobby", value="爬山"), delta(field="pet", value="养了一只猫"))
     data = ask("她什么时候搬去杭州的？")
     for m in data["memories"]:
         if m["scope"] != "event":
-            # A value that ended the day it began has an unknown start (contract §23).
+            # A value that ended the day it began has an unknown start (documentation/time.md#writing).
             assert date_of(m) or (m["since"] is None and m["until"]), m
 
 

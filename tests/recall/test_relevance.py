@@ -1,4 +1,4 @@
-"""Relevance of memories to the user's question (contract §13): terms, scoring, the
+"""Relevance of memories to the user's question (documentation/recall.md#the-method): terms, scoring, the
 query's rules and the alias table. In process and fast; the ordering that
 ``context --query`` builds from the scores is tested through the CLI below."""
 
@@ -158,7 +158,7 @@ def test_stop_words_alone_match_nothing() -> None:
 
 def test_unrelated_text_scores_zero() -> None:
     assert scores("跑步", "家乡在青岛") == [0.0]
-    # Two members of one group are not synonyms (contract §21): for search, running is
+    # Two members of one group are not synonyms (documentation/recall.md#the-alias-table-widens-the-question-not-a-field): for search, running is
     # no reading; the group's own name is what reaches every hobby. context, filling one
     # person's budget, lets a member reach its siblings.
     assert score_rows("跑步", [row("喜欢看书")], False) == [0.0]
@@ -241,7 +241,7 @@ def test_an_alias_named_by_a_field_counts() -> None:
 
 
 def test_a_field_counts_only_when_the_question_asks_about_it() -> None:
-    # Contract §21: a member word (hiking, 钢琴) reaches its synonyms, not every row in
+    # documentation/recall.md#the-alias-table-widens-the-question-not-a-field: a member word (hiking, 钢琴) reaches its synonyms, not every row in
     # hobby; a head (hobbies, 爱好) does. The same in context and search.
     piano = row("plays the piano", field="hobby")
     succulents = row("在阳台养了一排多肉", field="hobby")
@@ -369,7 +369,7 @@ def test_check_query_refuses_what_is_not_text() -> None:
 
 
 # ---------------------------------------------------------------------------
-# context --query through the CLI (contract §13's ordering)
+# context --query through the CLI (the ordering (documentation/recall.md#what-context---query-returns))
 
 
 def _context(*args: str) -> dict[str, Any]:

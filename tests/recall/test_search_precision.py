@@ -1,4 +1,4 @@
-"""search is precise (contract §21): the alias table widens the words of
+"""search is precise (documentation/recall.md#the-alias-table-widens-the-question-not-a-field): the alias table widens the words of
 the question, not the reach of a field.
 
 A row matches through the words of its value, or through its field name when that name is
@@ -135,7 +135,7 @@ def test_a_row_matches_through_its_subject_s_label(hobbies: Path) -> None:
 def test_a_persons_name_alone_finds_that_persons_rows(
     hobbies: Path, name: str, subject: str, rows: set[str]
 ) -> None:
-    """§27: search by a person's label returns their rows, not only the label row; the
+    """documentation/recall.md#the-alias-table-widens-the-question-not-a-field: search by a person's label returns their rows, not only the label row; the
     label first, and no one else's."""
     found = _found(name)
     assert found[0] == (subject, "display_label"), found

@@ -1,4 +1,4 @@
-"""The review page of a store the CLI wrote with time in it (contract §16, §20-22).
+"""The review page of a store the CLI wrote with time in it (documentation/review.md#what-the-review-page-shows, documentation/time.md#where-history-lives, documentation/variables.md#commands-handed-to-the-person-name-the-store).
 
 Everything here goes through the real path: ``apply`` through the CLI writes
 a changed value, an ended row, a pinned event, an event told at +08:00 and two
@@ -189,7 +189,7 @@ def test_commands_name_a_store_that_is_not_the_default(
 
 
 def test_commands_name_a_store_given_by_data_dir(private_store: Path, tmp_path: Path) -> None:
-    # --data-dir on the command line names the store as MEMORY_STORE_DIR does (§22).
+    # --data-dir on the command line names the store as MEMORY_STORE_DIR does (documentation/variables.md#commands-handed-to-the-person-name-the-store).
     other = tmp_path / "other store"
     ok("--data-dir", str(other), "enable", "--confirm")
     page = tmp_path / "review.html"

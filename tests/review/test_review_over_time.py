@@ -1,10 +1,10 @@
-"""The review page shows everything stored (contract §21) and what §20 adds over time.
+"""The review page shows everything stored (documentation/review.md#what-the-review-page-shows) and what documentation/time.md#where-history-lives adds over time.
 
 Read by a real headless Chromium, like test_review_page.py. Rows the
 store writes today come through the real CLI and are checked against ``show``
 and ``log``; past values, ended rows, milestones and tidy's findings, which the
 store cannot produce yet, are built as the dicts ``show`` and ``tidy`` will
-give (contract §20) and rendered by the real page builder. Time zones are
+give (documentation/time.md#tidy) and rendered by the real page builder. Time zones are
 POSIX TZ strings ("CST-8" is UTC+08:00), which need no tz database.
 """
 
@@ -238,7 +238,7 @@ def test_every_command_on_the_page_is_built_by_one_function() -> None:
     assert command_text("tidy") == "memory-store tidy"
 
 
-# ---------------------------------------------------------------- §20: rows as show will give them
+# ---------------------------------------------------------------- documentation/time.md#where-history-lives: rows as show will give them
 
 
 def _fact(row_id: str, scope: str, field: str, value: Any, **kw: Any) -> dict[str, Any]:
@@ -425,7 +425,7 @@ def test_no_findings_says_so_and_none_leaves_the_section_out() -> None:
 
 
 def test_rows_from_before_release_3_render_without_the_new_keys() -> None:
-    # show before §20: no since, past, ended or pinned; the page reads as before.
+    # show before documentation/time.md#writing: no since, past, ended or pinned; the page reads as before.
     rows = [
         {k: v for k, v in r.items() if k not in ("since", "past", "ended", "pinned")}
         for r in TIME_ROWS

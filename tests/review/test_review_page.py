@@ -1,4 +1,4 @@
-"""The review page (contract §16): built from a real store, read by a real headless browser.
+"""The review page (documentation/review.md#what-the-review-page-shows): built from a real store, read by a real headless browser.
 
 The browser tests render what the CLI stored (``browser.write_review``) and
 check the DOM Chromium builds from it, so escaping and grouping are judged by

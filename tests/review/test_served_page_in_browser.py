@@ -1,4 +1,4 @@
-"""The person's page in a real browser (contract §25): headless Chromium, driven by
+"""The person's page in a real browser (documentation/page.md#what-the-person-can-do-on-it): headless Chromium, driven by
 Playwright, clicks the served page's buttons, and the store (its files, and ``show``
 through the CLI) is checked after each.
 

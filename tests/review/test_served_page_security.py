@@ -1,4 +1,4 @@
-"""Only the person (contract §25): the served page refuses every request that is not from
+"""Only the person (documentation/page.md#only-the-person): the served page refuses every request that is not from
 the browser it was opened in, and a refused request changes nothing and reveals nothing.
 
 Each test runs the real ``memory-store review --serve --no-open`` process on a real store

@@ -1,4 +1,4 @@
-"""Concurrency (contract §10): many processes at once, a held lock, and lock-free reads.
+"""Concurrency (documentation/commands.md#robustness): many processes at once, a held lock, and lock-free reads.
 
 - Eight worker processes each make twenty writes through the real CLI at the same
   time on one store: every acknowledged write is present exactly once, every write
@@ -7,7 +7,7 @@
   bounded time and writes nothing.
 - Every read path (status, show, context, log, export, doctor) answers while the
   test holds the write lock: none of them takes one.
-- Races (§17), with one process paused at a chosen point: two first enables at once
+- Races (documentation/architecture.md#races-and-how-each-is-closed), with one process paused at a chosen point: two first enables at once
   never report a corrupt store, and a write that loses to revoke --delete answers
   ``NOT_INITIALIZED`` and recreates nothing.
 """

@@ -1,4 +1,4 @@
-"""Crashes at any instant (contract §10): SIGKILL the CLI mid-command, then check.
+"""Crashes at any instant (documentation/commands.md#robustness): SIGKILL the CLI mid-command, then check.
 
 A template store of realistic size (about 170 rows over eight subjects, values
 near 200 characters, a full 20-operation undo history) is built once with the
@@ -8,7 +8,7 @@ over that command's typical runtime, measured first on this machine. After the
 kill:
 
 - ``PRAGMA integrity_check`` is ``ok``;
-- every invariant of §6-§7 holds: caps per scope and subject, at most 200 rows,
+- every invariant of references/memory-rules.md#field-rules-enforced, documentation/commands.md#caps holds: caps per scope and subject, at most 200 rows,
   every row's source eligible for its scope, at most 20 operations, and the
   operation index consistent with the operations' snapshots (checked directly,
   and ``MemoryStore.doctor()`` must say ``ok``);
@@ -383,7 +383,7 @@ def normalized(state: dict[str, Any] | None) -> Any:
 
 
 def check_invariants(store_dir: Path, state: dict[str, Any]) -> None:
-    """Contract §6-§7 over the stored rows, checked directly, then by doctor."""
+    """references/memory-rules.md#the-five-kinds, documentation/commands.md#caps over the stored rows, checked directly, then by doctor."""
     rows = state["memories"]
     assert len(rows) <= policy.TOTAL_ROWS_MAX
     groups = Counter(

@@ -1,4 +1,4 @@
-"""Where the store is (contract §3, §17, §21): the data directory, as given and as found.
+"""Where the store is (documentation/variables.md#where-the-store-lives, documentation/privacy.md#what-is-kept-and-where, documentation/permissions.md#what-the-code-enforces-for-everyone): the data directory, as given and as found.
 
 ``--data-dir``, ``MEMORY_STORE_DIR`` and the platform default (``XDG_DATA_HOME``, else
 ``HOME``) are paths, normalized before SQLite sees them, a leading ``//`` included; an

@@ -1,4 +1,4 @@
-"""Hostile file systems (contract §3, §10): read-only, unreadable and full locations end in
+"""Hostile file systems (documentation/variables.md#where-the-store-lives, documentation/commands.md#robustness): read-only, unreadable and full locations end in
 STORE_UNAVAILABLE with nothing lost; private modes hold whatever the umask.
 
 These tests run as root on the CI machine, where permission bits do not stop

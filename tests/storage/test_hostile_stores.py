@@ -1,4 +1,4 @@
-"""Contract §3, §4, §8, §10 and §17: hostile stores. A data directory that is a file,
+"""documentation/variables.md#where-the-store-lives, documentation/commands.md#one-envelope-semantic-exit-codes, documentation/commands.md#what-each-command-promises, documentation/commands.md#robustness, documentation/guarantees.md#robustness: hostile stores. A data directory that is a file,
 symlinked or non-regular store files, a store someone else owns or could write to,
 files that are not this product's SQLite database, a store switched out of WAL, a
 schema from the future, and a lock held by someone else."""
@@ -443,7 +443,7 @@ def test_schema_too_new_only_status_and_revoke_delete_run(enabled: Path) -> None
     status = ok("status")
     assert status["exists"] is True
     assert status["schema_version"] == 99
-    # §8: under SCHEMA_TOO_NEW only status and revoke --delete --confirm run.
+    # documentation/commands.md#what-each-command-promises: under SCHEMA_TOO_NEW only status and revoke --delete --confirm run.
     fails("SCHEMA_TOO_NEW", "doctor")
     assert snapshot(enabled) == before
     conn = db_connect(enabled)
@@ -501,7 +501,7 @@ def test_store_busy_apply_then_success(enabled: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# revoke --delete --confirm always deletes (contract §17)
+# revoke --delete --confirm always deletes (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone)
 
 
 SIDE_PLANTS = [

@@ -1,4 +1,4 @@
-"""Stores at schema version 2 gain time (contract §20, "Migration and compatibility").
+"""Stores at schema version 2 gain time (documentation/time.md#where-history-lives, "Migration and compatibility").
 
 A store is built at schema version 2 by running the first two migrations, with
 rows and an undoable operation as that version wrote them. The next command migrates

@@ -1,4 +1,4 @@
-"""Schema versions (contract §10): ordered migrations, each in the transaction of its
+"""Schema versions (documentation/commands.md#robustness): ordered migrations, each in the transaction of its
 ``user_version`` bump.
 
 - a blank store gets exactly the expected schema at ``len(MIGRATIONS)``;
@@ -46,7 +46,7 @@ EXPECTED_TABLES = {
         "created_at",
         "updated_at",
         "write_seq",
-        "since",  # release 3 (contract §20): added by m003_time
+        "since",  # release 3 (documentation/time.md#writing): added by m003_time
         "past",
         "pinned",
         "occurred_offset",
@@ -479,7 +479,7 @@ def test_a_newer_schema_refuses_every_command_and_writes_nothing(
 
     status = ok("status")
     assert status["exists"] is True and status["schema_version"] == newer
-    # §8: under SCHEMA_TOO_NEW only status and revoke --delete run; doctor refuses too,
+    # documentation/commands.md#what-each-command-promises: under SCHEMA_TOO_NEW only status and revoke --delete run; doctor refuses too,
     # and doctor --fix repairs nothing.
     os.chmod(path, 0o644)
     for args in (["doctor"], ["doctor", "--fix"]):

@@ -15,7 +15,7 @@
 - ``db_connect``: a raw SQLite connection, for tests that inspect or break the
   file behind the tool's back.
 - ``raw_files`` / ``find_leaks``: the bytes of memory.sqlite3, -wal and -shm, and which
-  of some markers they still hold (erasure is physical, §9).
+  of some markers they still hold (erasure is physical, documentation/privacy.md#erasure-is-physical).
 - ``held_open``: another process holding the database open (idle, in a read
   transaction, or with the write lock), as a host would. It must be another
   process: POSIX locks belong to the process, so any open/close of the file in
@@ -29,12 +29,12 @@
 - ``two_people``: 小A with two memories and Alex with one, each its own undo step.
 - ``raw_mcp_session``: raw lines to ``memory-store mcp`` over pipes, below the
   SDK, for what a client library would never send; ``RAW_HANDSHAKE`` first.
-- ``ROW_KEYS`` / ``TIME_KEYS`` / ``COMMAND_NAMES``: the contract's row keys (§6), time keys
-  (§20) and commands (§8), written out once; ``ROOT``: the checkout.
+- ``ROW_KEYS`` / ``TIME_KEYS`` / ``COMMAND_NAMES``: the row keys (references/memory-rules.md#the-five-kinds), time keys
+  (documentation/time.md#where-history-lives) and commands (documentation/commands.md#what-each-command-promises), written out once; ``ROOT``: the checkout.
 
 Modules beside this one: ``browser`` (a real headless Chromium and review pages of a
 real store), ``oldstore`` (stores as an earlier schema version left them, for the
-migration tests), ``timekit`` (the tests of memory that knows time, §20), ``venvs`` (a
+migration tests), ``timekit`` (the tests of memory that knows time, documentation/time.md#where-history-lives), ``venvs`` (a
 real virtual environment holding the built wheel, with or without the ``mcp`` extra,
 whose ``bin`` is on no PATH: conftest's ``venv_install`` and ``venv_install_mcp``).
 """
@@ -61,7 +61,7 @@ from memory_store.errors import EXIT_STATUS
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: tests/support/ is two below it
 ENVELOPE_KEYS = {"schema", "ok", "command", "data", "error"}
 DB_NAME = "memory.sqlite3"
-# Contract §6, written out here rather than imported: the tests check the code against it.
+# references/memory-rules.md#the-five-kinds, written out here rather than imported: the tests check the code against it.
 ROW_KEYS = (
     "id",
     "scope",
@@ -75,7 +75,7 @@ ROW_KEYS = (
     "created_at",
     "updated_at",
 )
-# Every command of contract §8, written out for the same reason.
+# Every command of documentation/commands.md#what-each-command-promises, written out for the same reason.
 COMMAND_NAMES = [
     "status",
     "enable",
@@ -100,7 +100,7 @@ COMMAND_NAMES = [
     "skill",
     "doctor",
 ]
-# Contract §20: what every row carries about time, after the keys of §6 (show, export v2).
+# documentation/time.md#where-history-lives: what every row carries about time, after the keys of references/memory-rules.md#the-five-kinds (show, export v2).
 TIME_KEYS = ("since", "past", "ended", "pinned")
 
 
@@ -184,7 +184,7 @@ def run_cli(
 ) -> Result:
     """Run ``python -m memory_store ARGS`` in a subprocess and check the envelope discipline.
 
-    Asserts: exactly one JSON object on stdout with exactly the contract's keys,
+    Asserts: exactly one JSON object on stdout with exactly the envelope's keys (documentation/commands.md#one-envelope-semantic-exit-codes),
     an exit status that matches the error code, and a clean stderr.
     """
     full_env = dict(os.environ)
@@ -508,14 +508,14 @@ def data_of(result: Any) -> dict[str, Any]:
 
 
 def refusal_payload(text: str) -> dict[str, Any]:
-    """The contract's ``{code, message, details}`` a refusal's text carries, as JSON."""
+    """The envelope's ``{code, message, details}`` a refusal's text carries, as JSON."""
     payload = json.loads(text)
     assert set(payload) == {"code", "message", "details"}, payload
     return payload
 
 
 def refused(result: Any, code: str) -> dict[str, Any]:
-    """An MCP tool error carrying the contract's ``{code, message, details}`` as its text,
+    """An MCP tool error carrying the envelope's ``{code, message, details}`` as its text,
     and no structured content (which the tool's outputSchema, a success's shape, would
     not describe: the TypeScript SDK 1.x then hides the code)."""
     assert result.is_error is True, result
@@ -592,8 +592,7 @@ TOMBSTONE = "revoked.json"
 
 
 def left_after_revoke_delete(store_dir: Path) -> list[str]:
-    """What ``revoke --delete`` left in the data directory besides its tombstone (contract
-    §23), once the tombstone is checked to hold ``consent_state`` and ``revoked_at`` only."""
+    """What ``revoke --delete`` left in the data directory besides its tombstone (documentation/privacy.md#what-revoke---delete-leaves-a-tombstone), once the tombstone is checked to hold ``consent_state`` and ``revoked_at`` only."""
     names = sorted(p.name for p in store_dir.iterdir())
     if TOMBSTONE in names:
         kept = json.loads((store_dir / TOMBSTONE).read_text("utf-8"))
@@ -604,7 +603,7 @@ def left_after_revoke_delete(store_dir: Path) -> list[str]:
 
 def without_past_ids(past: Any) -> Any:
     """A row's past values (or one of them) with their handles taken out, once each is
-    checked to be one (``p-`` and 16 hex digits, contract §23): the rest can be compared."""
+    checked to be one (``p-`` and 16 hex digits, references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id): the rest can be compared."""
     if isinstance(past, dict):
         assert re.fullmatch(r"p-[0-9a-f]{16}", past["past_id"]), past
         return {k: v for k, v in past.items() if k != "past_id"}

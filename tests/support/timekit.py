@@ -1,7 +1,7 @@
-"""Helpers shared by the tests of contract §20 (memory that knows time).
+"""Helpers shared by the tests of documentation/time.md#where-history-lives (memory that knows time).
 
 Every recall answer these tests read goes through :func:`assert_marked`: a row whose
-value is not that row's current value in ``show`` must carry ``until`` (§20: "a value
+value is not that row's current value in ``show`` must carry ``until`` (documentation/time.md#recall: "a value
 that is no longer current is never returned without until").
 """
 

@@ -1,4 +1,4 @@
-"""Caps of contract §7, asserted through the real CLI.
+"""Caps of documentation/commands.md#caps, asserted through the real CLI.
 
 Stores are filled in-process with ``MemoryStore.apply`` (batches of up to 20
 deltas), which is much faster than a subprocess per batch; every assertion
@@ -16,7 +16,7 @@ from support import apply, db_connect, delta, fails, ok
 
 from memory_store import MemoryStore
 
-# Contract §7 (written out here, not imported from policy.py).
+# documentation/commands.md#caps (written out here, not imported from policy.py).
 CAPS = {"user": 30, "object": 15, "relationship": 10, "event": 20, "hypothesis": 5}
 TOTAL = 200
 HISTORY = 20
@@ -269,7 +269,7 @@ def test_event_batch_alone_can_fill_a_subject(store: Path) -> None:
 def test_pinned_events_fill_the_cap_and_the_refusal_names_the_first_delta_over(
     store: Path,
 ) -> None:
-    """§27: with five pinned milestones, 15 unpinned events and a batch of 18, the 16th
+    """documentation/guarantees.md#robustness: with five pinned milestones, 15 unpinned events and a batch of 18, the 16th
     new event is the first that cannot fit (5 pins are never pruned); the message says
     the pins fill the kind, not that the batch alone is too large."""
     pins = [{**e, "field": f"p{i}", "pinned": True} for i, e in enumerate(events("obj-a", 5))]
@@ -417,7 +417,7 @@ def test_global_cap_refuses_when_only_profile_rows_remain(store: Path) -> None:
 
 
 def test_global_refusal_names_the_delta_that_goes_over(store: Path) -> None:
-    """§7: the refusal's details.index is the first delta that adds a row over the cap.
+    """documentation/commands.md#caps: the refusal's details.index is the first delta that adds a row over the cap.
 
     199 rows: 194 profile rows and obj-h's five hypotheses. The batch writes five new
     hypotheses for obj-h (the per-subject cap prunes the five old ones, so they add

@@ -1,4 +1,4 @@
-"""Results the model reads on every write and every task (contract §23): a one-delta
+"""Results the model reads on every write and every task (documentation/mcp.md#the-tools): a one-delta
 ``apply`` of a short value and a ``status`` inside the caps are small — measured as the
 JSON the command line prints (envelope and ``undo_hint`` included) and as the JSON text
 an MCP tool returns — while what the model must act on stays, and ``--verbose`` /

@@ -1,4 +1,4 @@
-"""Memory that knows time, the write side (contract §20), through the real CLI.
+"""Memory that knows time, the write side (documentation/time.md#writing), through the real CLI.
 
 - ``since``: from ``occurred_at``, else the day of the write; kept when only the
   source or the confidence changes, and on a correction.
@@ -529,7 +529,7 @@ def test_one_batch_may_unpin_one_milestone_and_pin_another(enabled: Path) -> Non
 
 
 def test_undo_never_takes_the_store_past_sixty_past_values(enabled: Path) -> None:
-    # The caps hold after an undo too (contract §1: the store never grows past them):
+    # The caps hold after an undo too (documentation/guarantees.md#what-it-is: the store never grows past them):
     # bringing back a deleted row with three past values into a full store.
     for value, day in (("x0", "2021-01-01"), ("x1", "2021-02-01"), ("x2", "2021-03-01")):
         put(delta("user", field="x", value=value, occurred_at=day))

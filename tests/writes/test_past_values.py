@@ -1,10 +1,10 @@
-"""History can be corrected (contract §23): every past value has its own handle.
+"""History can be corrected (references/time.md#it-was-wrong-back-then-too-correct-the-past-value-by-its-past_id): every past value has its own handle.
 
 Through the real CLI on a real store (and once through the MCP server with the SDK's
 client): a past value's ``past_id`` is shown wherever the value is (``show``,
 ``context``/``search`` rows with ``until``, export); ``apply`` deletes or corrects one
 past value by it, undoably; the removed text leaves the files as any overwritten value
-does (§9), searched in the raw bytes with the database held open by another process;
+does (documentation/privacy.md#erasure-is-physical), searched in the raw bytes with the database held open by another process;
 a change dated on or before a value's ``since`` gives that past value ``since: null``;
 migration 4 gives a release-3 store's past values and snapshots the same handles.
 """

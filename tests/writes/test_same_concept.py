@@ -1,4 +1,4 @@
-"""Same concept, two rows (contract §20): which field names hold one concept.
+"""Same concept, two rows (documentation/time.md#same-concept-two-rows-related): which field names hold one concept.
 
 Through the real CLI: an upsert that creates a second current row of a concept lists
 the first under ``related``; rows of different concepts list nothing.
@@ -56,7 +56,7 @@ def test_the_scopes_and_subjects_stay_apart(enabled: Path) -> None:
     ],
 )
 def test_a_word_inside_a_field_is_not_its_concept(enabled: Path, first: str, second: str) -> None:
-    # Contract §23: the head word names the concept, not any word in the name.
+    # documentation/time.md#same-concept-two-rows-related: the head word names the concept, not any word in the name.
     put(delta(field=first, value="一"))
     assert "related" not in put(delta(field=second, value="二"))["results"][0]
 

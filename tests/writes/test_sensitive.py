@@ -1,4 +1,4 @@
-"""Sensitive content is refused (contract §6, §17): a positive corpus per detector, in
+"""Sensitive content is refused (documentation/privacy.md#what-they-look-for, documentation/privacy.md#what-the-detectors-see): a positive corpus per detector, in
 Chinese and English, plain and disguised, must be refused without echoing the text; a
 negative corpus of ordinary values must pass with zero false positives."""
 
@@ -113,7 +113,7 @@ POSITIVE: dict[str, list[str]] = {
         "数据库 postgres://user:pa55@db.internal:5432/app",
         "ftp://bob:secret@files.example.org",
     ],
-    # Contract §23: a password, PIN or passcode given in a value, whatever the field.
+    # documentation/privacy.md#what-they-look-for: a password, PIN or passcode given in a value, whatever the field.
     "secret": [
         "password is Tulip#2026",
         "pw Tulip#2026",
@@ -126,7 +126,7 @@ POSITIVE: dict[str, list[str]] = {
         "passcode = 7788",
         "银行卡密码为 135790",
     ],
-    # Contract §23: a diagnosis or a medicine under any field name.
+    # documentation/privacy.md#what-they-look-for: a diagnosis or a medicine under any field name.
     "medical": [
         "Generalized anxiety disorder, on sertraline",
         "diagnosed with bipolar disorder last year",
@@ -137,7 +137,7 @@ POSITIVE: dict[str, list[str]] = {
     ],
 }
 
-# The same things written so that the detectors before contract §17 missed them
+# The same things written so that the detectors before documentation/privacy.md#what-the-detectors-see missed them
 # (each one passed the original detectors): fullwidth characters, invisible
 # characters, unusual spaces and dashes, country-code prefixes, spelled-out "at".
 DISGUISED: dict[str, list[str]] = {
@@ -214,7 +214,7 @@ DISGUISED: dict[str, list[str]] = {
 }
 
 NEGATIVE = [
-    # Contract §23: no secret is given, no diagnosis is named.
+    # documentation/privacy.md#what-they-look-for: no secret is given, no diagnosis is named.
     "she forgot her password again",
     "her password is weak, I told her to change it",
     "密码忘了，只好重置",
@@ -277,7 +277,7 @@ NEGATIVE = [
     "We agreed to call every Sunday at 9pm",
     "她喜欢吃辣，不喜欢香菜",
     "turn:当前任务",
-    # Runs of dates and years: never one number (contract §17).
+    # Runs of dates and years: never one number (documentation/privacy.md#false-alarms-it-avoids).
     "出差 2026-04-26 2026-05-03",
     "2026-04-26 至 2026-05-03 出差",
     "假期 2026.10.01 2026.10.07",
@@ -463,7 +463,7 @@ SENSITIVE_FIELDS = [
     ("email", "contact"),
     ("diagnosis", "medical"),
     ("medication", "medical"),
-    # Contract §23: health, in every spelling the assistant reached for.
+    # documentation/privacy.md#what-they-look-for: health, in every spelling the assistant reached for.
     ("health", "medical"),
     ("health_condition", "medical"),
     ("mental_health", "medical"),

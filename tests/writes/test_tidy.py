@@ -1,4 +1,4 @@
-"""tidy (contract §20): findings and a proposal, read-only, applied only on the person's yes.
+"""tidy (documentation/time.md#tidy): findings and a proposal, read-only, applied only on the person's yes.
 
 Through the real CLI on a real store; the proposal goes back through ``apply`` and
 ``undo`` as an assistant would send it; and once through the MCP server's
@@ -179,7 +179,7 @@ def test_each_step_of_the_proposal_is_said_in_words(enabled: Path) -> None:
 
 
 def test_a_schedule_at_work_is_not_a_second_job(enabled: Path) -> None:
-    # Contract §23: found by playing the skill — tidy proposed ending a fact still true.
+    # documentation/mcp.md#the-tools: found by playing the skill — tidy proposed ending a fact still true.
     put(
         delta(value="小林"),
         delta(field="fact_job", value="产品经理"),

@@ -1,6 +1,6 @@
-"""Contract §8 undo: exact restoration, --op-id, UNDO_CONFLICT, NOTHING_TO_UNDO,
+"""documentation/commands.md#what-each-command-promises undo: exact restoration, --op-id, UNDO_CONFLICT, NOTHING_TO_UNDO,
 OPERATION_NOT_FOUND, undo never being itself undoable, and an operation's summary on one
-line (§17)."""
+line (documentation/commands.md#what-each-command-promises)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Validation of `apply` input through the real CLI (contract §4-§8).
+"""Validation of `apply` input through the real CLI (documentation/commands.md#one-envelope-semantic-exit-codes, documentation/commands.md#consent-states-and-the-order-of-checks, references/memory-rules.md#the-five-kinds, documentation/commands.md#caps, documentation/commands.md#what-each-command-promises).
 
 Every behaviour under test goes through the real command line, ``main(argv)``
 run in process (``support.cli``); the few cases about what reaches the
 process itself (argv bytes, a huge stdin) run ``python -m memory_store`` in a
 subprocess. The library is used only to set a store up or to *look* at it
 (``show``/``log``), which keeps "nothing changed" checks cheap. Tables of
-refusals report every failing case at once. A refusal says the rule in words (§22);
+refusals report every failing case at once. A refusal says the rule in words (documentation/commands.md#errors-a-person-can-act-on);
 the machine form stays in ``details``.
 """
 
@@ -27,7 +27,7 @@ from memory_store import MemoryStore
 
 SCOPES = ("user", "object", "relationship", "event", "hypothesis")
 SOURCES = ("user_explicit", "user_report", "chatlab", "tool", "assistant_inference")
-# Contract §6, eligibility table (written out here, not imported from policy.py).
+# references/memory-rules.md#source-types-and-eligibility-enforced, eligibility table (written out here, not imported from policy.py).
 ELIGIBLE = {
     "user": ["user_explicit"],
     "object": ["user_explicit", "user_report"],
@@ -290,7 +290,7 @@ def test_lone_surrogates_in_strings_refused(store: Path) -> None:
 def test_lone_surrogate_in_a_key_gets_a_clean_envelope(
     store: Path, surrogate: str, where: str
 ) -> None:
-    """Odd Unicode anywhere gets an envelope (§4, §10): no traceback, valid UTF-8 stdout."""
+    """Odd Unicode anywhere gets an envelope (documentation/commands.md#one-envelope-semantic-exit-codes, documentation/commands.md#robustness): no traceback, valid UTF-8 stdout."""
     d = delta("user", field="goal", value="ok")
     body: Any = {**d, surrogate: 1} if where == "key" else {"deltas": [d], surrogate: 1}
     text = json.dumps(body, ensure_ascii=True)
@@ -644,7 +644,7 @@ def test_bad_third_delta_rejects_whole_batch(store: Path) -> None:
 
 
 def test_check_order_shape_then_sensitive_then_eligibility(store: Path) -> None:
-    """§5: (5) the shape of the whole input, then (6) per delta sensitive, then eligibility."""
+    """documentation/commands.md#consent-states-and-the-order-of-checks: (5) the shape of the whole input, then (6) per delta sensitive, then eligibility."""
     shape_last = [
         delta("object", field="fact", value="bob@example.org"),
         delta("object", field="x", source="assistant_inference"),
@@ -833,7 +833,7 @@ def _sensitive_cases() -> dict[str, str]:
         "card": card,
         "card grouped": grouped,
         "amex": luhn_complete("37828224631000"),
-        # The rest of §6's list: grouped phone forms, IBAN, API keys, URL credentials.
+        # The rest of the list (documentation/privacy.md#what-they-look-for): grouped phone forms, IBAN, API keys, URL credentials.
         "grouped phone": "(020) 7946 0958",
         "iban": "GB82 WEST 1234 5698 7654 32",
         "openai key": "sk-proj-Ab3dEf6hIj9kLm2nOp5q",
