@@ -27,7 +27,7 @@ a person ("Alice"): then it asks for that person's rows.
 
 Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports
 only built-ins, compiles no regular expression, folds the rows' joined text once and
-keeps the last call's folding (documentation/recall.md, "Cost-driven choices").
+keeps the last calls' foldings (documentation/recall.md, "Cost-driven choices").
 """
 
 from __future__ import annotations
@@ -269,10 +269,11 @@ class _Rows:
 # ---------------------------------------------------------------- scoring
 
 
-# The rows of the last call, folded, with what was found in them: a host that
-# asks about the same person turn after turn folds them once. One entry, which
-# rows that differ in any way replace; a process that exits (the CLI) loses it.
-_LAST: list[Any] = []
+# The rows of the last four calls, folded, with what was found in them: a host asking about
+# one person turn after turn folds them once. A context call scores the rows, their field
+# names, the times (documentation/time.md#then-however-it-is-asked); one kept would fold all
+# each call (documentation/performance.md#the-mcp-server). A process that exits loses them.
+_LAST: list[tuple[str, int, Any]] = []
 
 
 def score_rows(
@@ -318,11 +319,10 @@ def score_rows(
     if not for_context:  # search: a row speaks of its subject too ("小林的爱好")
         texts += _labels(rows)
     raw = terms.SEP.join(texts)
-    if _LAST and _LAST[0] == raw and _LAST[1].n == n:
-        found = _LAST[1]
-    else:
+    found = next((kept for text, size, kept in _LAST if size == n and text == raw), None)
+    if found is None:
         found = _Rows.fold(raw, n)
-        _LAST[:] = [raw, found]
+        _LAST[:] = [(raw, n, found), *_LAST[:3]]
     # One column per term of the question: row -> how often the row holds it. Weak
     # terms (like, 喜欢), and the words of a row's subject's label, count only in a
     # row that shares another term with the question.
@@ -403,7 +403,7 @@ def _bm25(
 
 
 def forget() -> None:
-    """Drop the last call's folded row texts, and the words met: a deletion must not leave
+    """Drop the last calls' folded row texts, and the words met: a deletion must not leave
     a copy of what it deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
     terms._STEMS.clear()  # its memo of words met: the rows' words (terms.py is at its size)
