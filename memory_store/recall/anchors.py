@@ -45,14 +45,22 @@ def asked_fields(query: str, pool: list[dict[str, Any]]) -> set[str]:
     named = {f for f, s in zip(fields, score_rows(query, probes), strict=True) if s > 0}
     concepts = set().union(*map(stored.concepts_of, named)) if named else set()
     stems = {stem_of(w) for w in fold_text(query)[1]}  # "live": the place concept's word
-    concepts |= {c for c, words in policy.FIELD_CONCEPTS.items() if stems & _stems(words)}
+    concepts |= {c for c, words in _concept_stems().items() if stems & words}
     return named | {f for f in fields if stored.concepts_of(f) & concepts}
 
 
-def _stems(words: tuple[str, ...]) -> set[str]:
+def _concept_stems() -> dict[str, set[str]]:
+    """Each concept's words as stems, found once: they are the policy's words, not the
+    store's, and a held store asks on every call (documentation/performance.md#the-mcp-server)."""
     from .terms import stem_of
 
-    return {stem_of(w) for w in words}
+    if not _CONCEPT_STEMS:
+        for c, words in policy.FIELD_CONCEPTS.items():
+            _CONCEPT_STEMS[c] = {stem_of(w) for w in words}
+    return _CONCEPT_STEMS
+
+
+_CONCEPT_STEMS: dict[str, set[str]] = {}
 
 
 def find(

@@ -25,9 +25,9 @@ half as much); BM25's usual k1 = 1.2 and b = 0.75. Words of liking (like,
 row that shares another term with the question — unless the question only names
 a person ("Alice"): then it asks for that person's rows.
 
-Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports
-only built-ins, compiles no regular expression, folds the rows' joined text once and
-keeps the last call's folding (documentation/recall.md, "Cost-driven choices").
+Cost. ``context`` runs on every turn, mostly as a fresh process: this module imports only
+built-ins, compiles no regular expression, folds the rows' joined text once and keeps the
+last calls' foldings and question (documentation/recall.md, "Cost-driven choices").
 """
 
 from __future__ import annotations
@@ -46,20 +46,16 @@ TYPE_CHECKING = False  # typing costs a few ms to import; the read paths cannot 
 if TYPE_CHECKING:
     from typing import Any
 
-# Okapi BM25 (Robertson and Zaragoza, 2009), with the usual constants.
-K1 = 1.2
-B = 0.75
+K1, B = 1.2, 0.75  # Okapi BM25 (Robertson and Zaragoza, 2009), with the usual constants
 # A shared alias group counts like a shared word; a shared year or month of
 # occurred_at half as much (a date alone says little about the topic).
-ALIAS_WEIGHT = 1.0
-DATE_WEIGHT = 0.5
+ALIAS_WEIGHT, DATE_WEIGHT = 1.0, 0.5
 # A row of the person a question only names ("Alice"): this share of their label's score.
 NAMED_ROW_SHARE = 0.5
 # A term that more than this share of many rows hold tells them apart too little
 # to count (most often the name of the person asked about, in nearly every row
 # about them); the rows it alone matches then keep the priority order.
-COMMON_SHARE = 0.6
-COMMON_MIN_ROWS = 20
+COMMON_SHARE, COMMON_MIN_ROWS = 0.6, 20
 # ---------------------------------------------------------------- the query
 
 
@@ -268,11 +264,12 @@ class _Rows:
 
 # ---------------------------------------------------------------- scoring
 
-
-# The rows of the last call, folded, with what was found in them: a host that
-# asks about the same person turn after turn folds them once. One entry, which
-# rows that differ in any way replace; a process that exits (the CLI) loses it.
-_LAST: list[Any] = []
+# The rows of the last four calls, folded, with what was found in them: a host asking about
+# one person turn after turn folds them once. A context call scores the rows, their field
+# names, the times (documentation/time.md#then-however-it-is-asked); one kept would fold all
+# each call (documentation/performance.md#the-mcp-server). A process that exits loses them.
+_LAST: list[tuple[str, int, Any]] = []
+_ASKED: list[Any] = []  # the last question and its terms (``_asked``), forgotten alike
 
 
 def score_rows(
@@ -298,11 +295,7 @@ def score_rows(
     piano. Field names are reached the same way in both (``terms.group_at``).
     """
     n = len(rows)
-    text, words, runs = terms.fold_text(query)
-    stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
-    cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
-    groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
-    dates = terms.date_terms(text, words)
+    stems, cjk, groups, dates = _asked(query)
     if not n or not (stems or cjk or groups or dates):
         return [0.0] * n
 
@@ -318,11 +311,10 @@ def score_rows(
     if not for_context:  # search: a row speaks of its subject too ("小林的爱好")
         texts += _labels(rows)
     raw = terms.SEP.join(texts)
-    if _LAST and _LAST[0] == raw and _LAST[1].n == n:
-        found = _LAST[1]
-    else:
+    found = next((kept for text, size, kept in _LAST if size == n and text == raw), None)
+    if found is None:
         found = _Rows.fold(raw, n)
-        _LAST[:] = [raw, found]
+        _LAST[:] = [(raw, n, found), *_LAST[:3]]
     # One column per term of the question: row -> how often the row holds it. Weak
     # terms (like, 喜欢), and the words of a row's subject's label, count only in a
     # row that shares another term with the question.
@@ -342,15 +334,25 @@ def score_rows(
     columns += [(1.0, labels, True) for labels, _ in named if labels]
     columns += [(ALIAS_WEIGHT, found.rows_naming(c, for_context), False) for c in groups]
     if dates:
-        held = []
-        for row in rows:
-            at = row.get("occurred_at") or ""
-            held.append((f"y{at[:4]}", f"m{at[5:7]}") if at else ())
+        ats = [row.get("occurred_at") or "" for row in rows]
+        held = [(f"y{at[:4]}", f"m{at[5:7]}") if at else () for at in ats]
         for date in dates:
             columns.append((DATE_WEIGHT, {i: 1 for i, h in enumerate(held) if date in h}, False))
     if apart:
         columns = [c for c in columns if all(i < n - apart for i in c[1])]
     return _bm25(columns, found.lengths(), for_context)
+
+
+def _asked(query: str) -> tuple[list[str], list[str], list[tuple[int, int]], list[str]]:
+    """The question's stems, CJK terms, concepts and dates, the last question's kept: a context
+    call scores it twice (rows, field names: documentation/time.md#then-however-it-is-asked)."""
+    if not _ASKED or _ASKED[0] != query:
+        text, words, runs = terms.fold_text(query)
+        stems = list(dict.fromkeys(terms.stem_of(w) for w in words if w not in terms.EN_STOP))
+        groups = terms.groups_of(stems, f" {' '.join(words)} " if len(words) > 1 else "", text)
+        cjk = list(dict.fromkeys(terms.cjk_terms(runs)))
+        _ASKED[:] = [query, (stems, cjk, groups, terms.date_terms(text, words))]
+    return _ASKED[1]
 
 
 def _named_persons_rows(rows: list[dict[str, Any]], scores: list[float]) -> list[float]:
@@ -387,8 +389,7 @@ def _bm25(
     n = len(lengths)
     average = sum(lengths) / n
     norms = [K1 * (1.0 - B + B * length / average) for length in lengths]
-    scores = [0.0] * n
-    weak_scores = [0.0] * n
+    scores, weak_scores = [0.0] * n, [0.0] * n
     common = COMMON_SHARE * n if drop_common and n >= COMMON_MIN_ROWS else n
     for weight, column, weak in columns:
         df = len(column)
@@ -403,9 +404,10 @@ def _bm25(
 
 
 def forget() -> None:
-    """Drop the last call's folded row texts, and the words met: a deletion must not leave
+    """Drop the last calls' folded row texts, and the words met: a deletion must not leave
     a copy of what it deleted in a long-lived process (the MCP server) until the next query."""
     _LAST.clear()
+    _ASKED.clear()
     terms._STEMS.clear()  # its memo of words met: the rows' words (terms.py is at its size)
 
 
@@ -422,8 +424,7 @@ def about_time(query: str, words: list[str] | None = None) -> bool:
     return any(terms.stem_of(w) in en_cues() for w in words)
 
 
-_ZH_CUES = policy.TIME_CUES_ZH.split()
-_EN_CUES: set[str] = set()
+_ZH_CUES, _EN_CUES = policy.TIME_CUES_ZH.split(), set[str]()
 
 
 def en_cues() -> set[str]:
@@ -436,10 +437,9 @@ _FIRST_PERSON = frozenset(("i", "my", "me", "mine", "myself"))
 
 
 def speaks_of_user(query: str, label: list[dict[str, Any]], words: list[str]) -> bool:
-    """Whether a question about a person is in the first person singular ("what do I do
-    now?", "我现在做什么工作？", not "我们") and does not name that person: then it asks
-    about the user, whose profile rows count in full. ``words``: the question's folded
-    words (``terms.fold_text``)."""
+    """Whether a question about a person is in the first person singular ("what do I do now?",
+    "我现在做什么工作？", not "我们") and does not name that person: then it asks about the
+    user, whose profile rows count in full. ``words``: its folded words (``terms.fold_text``)."""
     first = "我" in query.replace("我们", "") or not _FIRST_PERSON.isdisjoint(words)
     if not first or not label:
         return first
